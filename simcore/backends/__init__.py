@@ -1,0 +1,1 @@
+"""Backends: the CPU (numba) helpers here; the GPU path is imported lazily where needed."""

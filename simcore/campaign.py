@@ -1,0 +1,433 @@
+"""Campaign files -> parameter points -> jobs -> run configs (pure Python, no Snakemake).
+
+A campaign (``config/<campaign>.yaml``, schema ``workflow/schemas/config.schema.yaml``)
+lists grid entries; every entry expands to the Cartesian product of its lists into
+parameter *points*, each with a canonical name such as
+``kpz_d2_L256_p1_q0_sequential_cpu``.  A point's samples are split into *blocks* of
+``samples_per_job`` samples (the last block holds the remainder); one block is one job,
+i.e. one run config and one ``simcore run``.
+
+The Snakemake rules only ask this module for names, blocks, run configs and resources,
+so the expansion can be tested without Snakemake, and the rules stay thin.
+
+Incrementality: a job's run config depends only on its own point's parameters, its
+block index and the campaign seed/name (the seed comes from
+:func:`simcore.seeding.job_seed`), so adding samples (new blocks) or points leaves every
+existing job's config -- and so its output -- unchanged.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import math
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from simcore.seeding import job_seed
+
+#: The campaign schema shipped with the workflow (repository layout).
+SCHEMA_PATH = Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "config.schema.yaml"
+
+#: Keys of a job's run config, in the order they are written (see ARCHITECTURE.md).
+JOB_KEYS = (
+    "model",
+    "dim",
+    "L",
+    "p",
+    "q",
+    "scheme",
+    "backend",
+    "samples",
+    "seed",
+    "t_max",
+    "waiting_times",
+    "points_per_decade",
+    "sample_offset",
+    "campaign",
+    "point",
+    "block",
+)
+
+#: Smallest lattice size per dimension (ARCHITECTURE.md).
+MIN_L = {1: 32, 2: 4}
+
+#: Characters allowed in point and campaign names (also the Snakemake wildcard constraint).
+NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.\-]*"
+
+
+# --------------------------------------------------------------------------- validation
+
+
+@lru_cache(maxsize=4)
+def _load_schema(path: str) -> dict[str, Any]:
+    with open(path, encoding="utf-8") as fh:
+        return yaml.safe_load(fh)
+
+
+def _default_filling_validator(schema: dict[str, Any]) -> Any:
+    """A Draft 2020-12 validator that fills ``default`` values, like ``snakemake.utils.validate``.
+
+    Defaults are deep-copied so a mutable default (``{}``) is never shared between configs.
+    """
+    from jsonschema import Draft202012Validator, validators
+
+    validate_properties = Draft202012Validator.VALIDATORS["properties"]
+
+    def set_defaults(validator, properties, instance, schema_):
+        if isinstance(instance, dict):
+            for key, sub in properties.items():
+                if "default" in sub:
+                    instance.setdefault(key, copy.deepcopy(sub["default"]))
+        yield from validate_properties(validator, properties, instance, schema_)
+
+    cls = validators.extend(Draft202012Validator, {"properties": set_defaults})
+    return cls(schema)
+
+
+def _path_text(path: Any) -> str:
+    """``points[1].L`` style location of a schema error."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "<campaign>"
+
+
+def _error_text(err: Any) -> str:
+    """One line naming the offending key and its value."""
+    where = _path_text(err.absolute_path)
+    prefix = "" if where == "<campaign>" else where + "."
+    if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+        allowed = set(err.schema.get("properties", {}))
+        extra = [k for k in err.instance if k not in allowed]
+        if extra:
+            key = extra[0]
+            return f"{prefix}{key}: unknown key (value: {err.instance[key]!r})"
+    if err.validator == "required" and isinstance(err.instance, dict):
+        missing = [k for k in err.validator_value if k not in err.instance]
+        if missing:
+            return f"{prefix}{missing[0]}: required key is missing"
+    return f"{where}: {err.message} (value: {err.instance!r})"
+
+
+def validate_config(
+    config: Mapping[str, Any], schema_path: str | os.PathLike[str] | None = None
+) -> dict[str, Any]:
+    """Validate a campaign dict against the schema and return a copy with defaults filled.
+
+    Raises ``ValueError`` with a one-line message naming the offending key and value,
+    so a typo in a campaign file is found before any job is planned.
+    """
+    import jsonschema
+
+    schema = _load_schema(str(schema_path or SCHEMA_PATH))
+    data = copy.deepcopy(dict(config))
+    validator = _default_filling_validator(schema)
+    errors = list(validator.iter_errors(data))
+    if errors:
+        raise ValueError(
+            f"campaign config: {_error_text(jsonschema.exceptions.best_match(errors))}"
+        )
+    return data
+
+
+# --------------------------------------------------------------------------- names
+
+
+def format_number(x: float) -> str:
+    """Shortest exact positional text of a number for names: 1.0 -> "1", 0.5 -> "0.5".
+
+    Uses the shortest round-tripping repr, so distinct floats always give distinct names
+    (1e-05 -> "0.00001", never scientific notation).
+    """
+    d = Decimal(repr(float(x)))
+    text = format(d, "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text if text not in ("-0", "") else "0"
+
+
+def point_name(model: str, dim: int, L: int, p: float, q: float, scheme: str, backend: str) -> str:
+    """Canonical point name, e.g. ``kpz_d2_L256_p1_q0_sequential_cpu``."""
+    return (
+        f"{model}_d{int(dim)}_L{int(L)}_p{format_number(p)}_q{format_number(q)}_{scheme}_{backend}"
+    )
+
+
+def n_blocks(samples: int, samples_per_job: int) -> int:
+    """Number of jobs of a point: ``ceil(samples / samples_per_job)``."""
+    return -(-int(samples) // int(samples_per_job))
+
+
+# --------------------------------------------------------------------------- data model
+
+
+@dataclass(frozen=True)
+class Point:
+    """One parameter point of a campaign, with its resolved per-point settings."""
+
+    name: str
+    model: str
+    dim: int
+    L: int
+    p: float
+    q: float
+    scheme: str
+    backend: str
+    t_max: int
+    waiting_times: tuple[int, ...]
+    points_per_decade: int
+    samples: int
+    samples_per_job: int
+
+    @property
+    def n_blocks(self) -> int:
+        """Number of jobs (blocks) of this point."""
+        return n_blocks(self.samples, self.samples_per_job)
+
+    @property
+    def blocks(self) -> range:
+        """Block indices ``0 .. n_blocks - 1``."""
+        return range(self.n_blocks)
+
+    def block_samples(self, block: int) -> int:
+        """Samples in ``block``: ``samples_per_job``, except the last block's remainder."""
+        if not 0 <= block < self.n_blocks:
+            raise ValueError(f"point {self.name}: block {block} not in [0, {self.n_blocks})")
+        return min(self.samples_per_job, self.samples - block * self.samples_per_job)
+
+
+@dataclass(frozen=True)
+class Campaign:
+    """A validated, expanded campaign: its name, master seed and ordered points."""
+
+    name: str
+    seed: int
+    points: tuple[Point, ...]
+    resources: Mapping[str, float]
+    _index: dict[str, Point] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # name -> point, so per-job look-ups stay O(1) in campaigns of many points
+        object.__setattr__(self, "_index", {pt.name: pt for pt in self.points})
+
+    @property
+    def point_names(self) -> list[str]:
+        """Point names in campaign-file order."""
+        return [pt.name for pt in self.points]
+
+    def point(self, name: str) -> Point:
+        """The point called ``name`` (``KeyError`` naming it if absent)."""
+        if name in self._index:
+            return self._index[name]
+        raise KeyError(f"campaign {self.name} has no point {name!r}")
+
+    def jobs(self) -> Iterator[tuple[str, int]]:
+        """All jobs as ``(point name, block)`` pairs."""
+        for pt in self.points:
+            for b in pt.blocks:
+                yield pt.name, b
+
+    def job_config(self, point: str, block: int) -> dict[str, Any]:
+        """The run config of one job, keys exactly as ``simcore run`` expects (ARCHITECTURE.md).
+
+        It depends only on this point's settings, the block index and the campaign
+        name/seed, so it is stable when samples or points are added elsewhere.
+        """
+        pt = self.point(point)
+        block = int(block)
+        cfg: dict[str, Any] = {
+            "model": pt.model,
+            "dim": pt.dim,
+            "L": pt.L,
+            "p": pt.p,
+            "q": pt.q,
+            "scheme": pt.scheme,
+            "backend": pt.backend,
+            "samples": pt.block_samples(block),
+            "seed": job_seed(self.seed, self.name, pt.name, block),
+            "t_max": pt.t_max,
+            "waiting_times": list(pt.waiting_times),
+            "points_per_decade": pt.points_per_decade,
+            "sample_offset": block * pt.samples_per_job,
+            "campaign": self.name,
+            "point": pt.name,
+            "block": block,
+        }
+        assert tuple(cfg) == JOB_KEYS
+        return cfg
+
+    def job_resources(self, point: str, block: int, attempt: int = 1) -> dict[str, int]:
+        """Snakemake resources (``runtime`` in minutes, ``mem_mb``) of one job.
+
+        See :func:`job_resources`; the runtime doubles with every retry ``attempt``.
+        """
+        return job_resources(self.job_config(point, block), attempt=attempt, **self.resources)
+
+
+def _as_list(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list) else [value]
+
+
+def _expand_entry(cfg: Mapping[str, Any], idx: int, entry: Mapping[str, Any]) -> list[Point]:
+    where = f"points[{idx}]"
+
+    def setting(key: str) -> Any:
+        if key in entry:
+            return entry[key]
+        if key in cfg:
+            return cfg[key]
+        raise ValueError(
+            f"campaign config: {where}: {key} is missing (set it here or campaign-wide)"
+        )
+
+    dim = int(entry["dim"])
+    t_max = int(setting("t_max"))
+    waiting = [int(s) for s in setting("waiting_times")]
+    bad = [s for s in waiting if not 1 <= s <= t_max]
+    if bad:
+        raise ValueError(
+            f"campaign config: {where}.waiting_times: {bad[0]} not in [1, t_max={t_max}]"
+        )
+    if len(set(waiting)) != len(waiting):
+        raise ValueError(f"campaign config: {where}.waiting_times: repeated value in {waiting}")
+    for L in _as_list(entry["L"]):
+        if L < MIN_L[dim] or L & (L - 1):
+            raise ValueError(
+                f"campaign config: {where}.L: {L} is not a power of two >= {MIN_L[dim]} (d={dim})"
+            )
+    common = {
+        "model": str(cfg["model"]),
+        "dim": dim,
+        "t_max": t_max,
+        "waiting_times": tuple(sorted(waiting)),
+        "points_per_decade": int(setting("points_per_decade")),
+        "samples": int(setting("samples")),
+        "samples_per_job": int(setting("samples_per_job")),
+    }
+    points = []
+    for L, p, q, scheme, backend in itertools.product(
+        _as_list(entry["L"]),
+        _as_list(entry["p"]),
+        _as_list(entry["q"]),
+        _as_list(entry["scheme"]),
+        _as_list(setting("backend")),
+    ):
+        if p + q > 1 + 1e-12:
+            raise ValueError(f"campaign config: {where}: p + q = {p} + {q} > 1")
+        name = point_name(common["model"], dim, L, p, q, scheme, backend)
+        points.append(
+            Point(
+                name=name,
+                L=int(L),
+                p=float(p),
+                q=float(q),
+                scheme=str(scheme),
+                backend=str(backend),
+                **common,
+            )
+        )
+    return points
+
+
+def load_campaign(
+    source: Mapping[str, Any] | str | os.PathLike[str],
+    schema_path: str | os.PathLike[str] | None = None,
+) -> Campaign:
+    """Validate and expand a campaign (a dict, or the path of a campaign YAML file).
+
+    Raises ``ValueError`` (one line, naming key and value) for an invalid campaign,
+    including checks the schema cannot express: L a power of two (d=1 >= 32, d=2 >= 4),
+    p + q <= 1, waiting times in [1, t_max], t_max/waiting_times set somewhere, and
+    unique point names.
+    """
+    if isinstance(source, str | os.PathLike):
+        with open(source, encoding="utf-8") as fh:
+            raw = yaml.safe_load(fh)
+        if not isinstance(raw, dict):
+            raise ValueError(f"campaign config: {os.fspath(source)} is not a YAML mapping")
+    else:
+        raw = source
+    cfg = validate_config(raw, schema_path)
+    points: list[Point] = []
+    seen: dict[str, int] = {}
+    for idx, entry in enumerate(cfg["points"]):
+        for pt in _expand_entry(cfg, idx, entry):
+            if pt.name in seen:
+                raise ValueError(
+                    f"campaign config: points[{idx}]: duplicate point {pt.name} "
+                    f"(already defined by points[{seen[pt.name]}])"
+                )
+            seen[pt.name] = idx
+            points.append(pt)
+    for pt in points:
+        if not re.fullmatch(NAME_PATTERN, pt.name):  # pragma: no cover - schema enums guard
+            raise ValueError(f"campaign config: point name {pt.name!r} has odd characters")
+    return Campaign(
+        name=cfg["campaign"],
+        seed=int(cfg["seed"]),
+        points=tuple(points),
+        resources=dict(cfg["job_resources"]),
+    )
+
+
+# --------------------------------------------------------------------------- jobs
+
+
+def n_times_estimate(t_max: int, points_per_decade: int, n_waiting: int) -> int:
+    """Upper estimate of the number of stored times (log grid + waiting times + 0, t_max)."""
+    return int(points_per_decade * math.log10(max(t_max, 1))) + n_waiting + 3
+
+
+def job_resources(
+    job: Mapping[str, Any],
+    attempt: int = 1,
+    *,
+    updates_per_second: float = 1e7,
+    safety: float = 2.0,
+    min_runtime: int = 10,
+    base_mem_mb: int = 1024,
+) -> dict[str, int]:
+    """Resource request of one simulate job from its run config: a simple, documented guess.
+
+    * work = ``L**dim * t_max * samples`` site-update attempts;
+    * ``runtime`` [min] = ``max(min_runtime, ceil(safety * work / updates_per_second / 60))``,
+      multiplied by ``2**(attempt - 1)`` so a retry after a timeout asks for more;
+    * ``mem_mb`` = ``base_mem_mb`` + 3 x (lattice state: 8 bytes x N x (4 + 2 n_s), for
+      heights, slopes and the stored h(s), n(s) of the n_s waiting times; plus the
+      results: 8 bytes x samples x n_times x (2 + 2 n_s)), in MiB, also scaled by attempt.
+    """
+    n_sites = int(job["L"]) ** int(job["dim"])
+    samples = int(job["samples"])
+    t_max = int(job["t_max"])
+    n_s = len(job["waiting_times"])
+    scale = 2 ** max(int(attempt) - 1, 0)
+    work = n_sites * t_max * samples
+    runtime = max(int(min_runtime), math.ceil(safety * work / updates_per_second / 60.0))
+    n_times = n_times_estimate(t_max, int(job.get("points_per_decade", 10)), n_s)
+    state_bytes = 8 * n_sites * (4 + 2 * n_s)
+    result_bytes = 8 * samples * n_times * (2 + 2 * n_s)
+    mem_mb = int(base_mem_mb) + math.ceil(3 * (state_bytes + result_bytes) / 2**20)
+    return {"runtime": runtime * scale, "mem_mb": mem_mb * scale}
+
+
+def job_config_yaml(job: Mapping[str, Any]) -> str:
+    """A run config as YAML text, keys in :data:`JOB_KEYS` order (what the job file holds)."""
+    return yaml.safe_dump(dict(job), sort_keys=False, default_flow_style=None)
+
+
+def write_job_config(path: str | os.PathLike[str], job: Mapping[str, Any]) -> None:
+    """Write one run config as YAML (see :func:`job_config_yaml`), atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp.write_text(job_config_yaml(job), encoding="utf-8")
+    os.replace(tmp, path)

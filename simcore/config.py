@@ -1,0 +1,152 @@
+"""Run configuration: the keys of one job, validated before any work starts.
+
+Every error names the key and the offending value in one line, so that a
+campaign of thousands of jobs fails fast and says what to fix.  The keys are
+listed in ARCHITECTURE.md and in :data:`RUN_KEYS`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from simcore.models.kpz.lattice import MIN_L
+
+MODELS = ("kpz",)
+SCHEMES = ("sequential",)
+BACKENDS = ("cpu",)
+
+#: key -> (required, default, description)
+RUN_KEYS: dict[str, tuple[bool, Any, str]] = {
+    "model": (True, None, "model name: kpz"),
+    "dim": (True, None, "substrate dimension: 1 or 2"),
+    "L": (True, None, "lateral size, a power of two"),
+    "p": (True, None, "deposition probability"),
+    "q": (True, None, "removal probability"),
+    "scheme": (False, "sequential", "site-selection scheme"),
+    "backend": (False, "cpu", "where it runs"),
+    "samples": (True, None, "independent samples in this job"),
+    "seed": (True, None, "64-bit job seed"),
+    "t_max": (True, None, "last time in MCS"),
+    "waiting_times": (False, [], "waiting times s of C(t, s), MCS"),
+    "points_per_decade": (False, 10, "log-spaced sampling density"),
+    "sample_offset": (False, 0, "global index of the first sample"),
+    "campaign": (False, "", "campaign name (provenance)"),
+    "point": (False, "", "parameter point name (provenance)"),
+    "block": (False, 0, "block index inside the point"),
+    "checkpoint_interval": (False, 300.0, "seconds of wall time between checkpoints"),
+}
+
+
+class ConfigError(ValueError):
+    """A bad configuration value; ``str()`` is the one-line message for the user."""
+
+    def __init__(self, key: str, value: Any, reason: str):
+        self.key, self.value, self.reason = key, value, reason
+        super().__init__(f"config key '{key}' = {value!r}: {reason}")
+
+
+def _int(cfg: dict, key: str, lo: int | None = None, hi: int | None = None) -> int:
+    v = cfg[key]
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ConfigError(key, v, "must be an integer")
+    if lo is not None and v < lo:
+        raise ConfigError(key, v, f"must be >= {lo}")
+    if hi is not None and v > hi:
+        raise ConfigError(key, v, f"must be <= {hi}")
+    return v
+
+
+def _prob(cfg: dict, key: str) -> float:
+    v = cfg[key]
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        raise ConfigError(key, v, "must be a number")
+    if not 0.0 <= float(v) <= 1.0:
+        raise ConfigError(key, v, "must lie in [0, 1]")
+    return float(v)
+
+
+def _choice(cfg: dict, key: str, allowed: tuple) -> Any:
+    v = cfg[key]
+    if v not in allowed:
+        raise ConfigError(key, v, f"must be one of {', '.join(map(str, allowed))}")
+    return v
+
+
+def validate_run_config(raw: Any) -> dict:
+    """Check a run config and return it completed with defaults; raises :class:`ConfigError`."""
+    if not isinstance(raw, dict):
+        raise ConfigError("<config>", raw, "must be a mapping of keys to values")
+    for key in raw:
+        if key not in RUN_KEYS:
+            raise ConfigError(str(key), raw[key], f"unknown key (known: {', '.join(RUN_KEYS)})")
+    cfg: dict[str, Any] = {}
+    for key, (required, default, _) in RUN_KEYS.items():
+        if key in raw:
+            cfg[key] = raw[key]
+        elif required:
+            raise ConfigError(key, None, "missing (required)")
+        else:
+            cfg[key] = list(default) if isinstance(default, list) else default
+    _choice(cfg, "model", MODELS)
+    dim = _choice(cfg, "dim", (1, 2))
+    L = _int(cfg, "L", lo=MIN_L[dim])
+    if L & (L - 1):
+        raise ConfigError("L", L, "must be a power of two")
+    if L**dim > 2**32:
+        raise ConfigError("L", L, f"L^{dim} must not exceed 2^32 sites")
+    p, q = _prob(cfg, "p"), _prob(cfg, "q")
+    if p + q > 1.0 + 1e-12:
+        raise ConfigError("q", q, f"p + q = {p + q:g} must not exceed 1")
+    cfg["p"], cfg["q"] = p, q
+    _choice(cfg, "scheme", SCHEMES)
+    _choice(cfg, "backend", BACKENDS)
+    _int(cfg, "samples", lo=1, hi=2**32 - 1)
+    _int(cfg, "seed", lo=0, hi=2**64 - 1)
+    t_max = _int(cfg, "t_max", lo=1, hi=2**32 - 1)
+    wt = cfg["waiting_times"]
+    if not isinstance(wt, list):
+        raise ConfigError("waiting_times", wt, "must be a list of integers")
+    for s in wt:
+        if isinstance(s, bool) or not isinstance(s, int) or s < 1:
+            raise ConfigError("waiting_times", s, "each waiting time must be an integer >= 1")
+        if s > t_max:
+            raise ConfigError("waiting_times", s, f"waiting time exceeds t_max = {t_max}")
+    cfg["waiting_times"] = sorted(set(wt))
+    _int(cfg, "points_per_decade", lo=1, hi=1000)
+    _int(cfg, "sample_offset", lo=0)
+    _int(cfg, "block", lo=0)
+    for key in ("campaign", "point"):
+        if not isinstance(cfg[key], str):
+            raise ConfigError(key, cfg[key], "must be a string")
+    ci = cfg["checkpoint_interval"]
+    if isinstance(ci, bool) or not isinstance(ci, int | float) or ci <= 0:
+        raise ConfigError("checkpoint_interval", ci, "must be a positive number of seconds")
+    cfg["checkpoint_interval"] = float(ci)
+    return cfg
+
+
+def load_run_config(path: str | Path) -> dict:
+    """Read and validate a YAML run config."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ConfigError("<file>", str(path), f"cannot read: {exc.strerror}") from None
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        first = str(exc).splitlines()[0]
+        raise ConfigError("<file>", str(path), f"not valid YAML: {first}") from None
+    return validate_run_config(raw)
+
+
+def config_hash(cfg: dict) -> str:
+    """Stable hash of the physics-relevant config (checkpoints must match it to resume)."""
+    keep = {k: v for k, v in cfg.items() if k != "checkpoint_interval"}
+    text = json.dumps(keep, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

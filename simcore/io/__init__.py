@@ -1,0 +1,1 @@
+"""Files in and out: atomic writes, datasets with provenance, checkpoints."""

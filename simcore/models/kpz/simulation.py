@@ -1,0 +1,130 @@
+"""One KPZ job: samples x sampling times, random-sequential dynamics on the CPU.
+
+The job state is a dict of plain arrays and integers (see :meth:`initial_state`)
+so that the runner can checkpoint and restore it without knowing the model.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+
+from simcore.models.kpz.lattice import flat_lattice, n_words
+from simcore.models.kpz.observables import (
+    height_autocorrelation,
+    measure_heights,
+    slope_autocorrelation,
+    width_and_mean,
+)
+from simcore.models.kpz.rule import ATTEMPTS
+from simcore.rng import uniform_threshold
+from simcore.sampling import sampling_times
+from simcore.schedules.sequential import random_sequential
+
+
+class KPZSimulation:
+    """Octahedron (d=2) / single-step (d=1) model, random-sequential, for one job config."""
+
+    def __init__(self, cfg: dict):
+        self.cfg = cfg
+        self.dim, self.L = int(cfg["dim"]), int(cfg["L"])
+        self.n_sites = self.L**self.dim
+        self.samples = int(cfg["samples"])
+        self.times = sampling_times(cfg["t_max"], cfg["points_per_decade"], cfg["waiting_times"])
+        self.waits = np.asarray(cfg["waiting_times"], dtype=np.int64)
+        self.attempt, self.touch = ATTEMPTS[self.dim]
+        self.params = (
+            np.uint64(uniform_threshold(cfg["p"])),
+            np.uint64(uniform_threshold(cfg["q"])),
+        )
+        seed = int(cfg["seed"])
+        self.k0, self.k1 = seed & 0xFFFFFFFF, seed >> 32
+        self._h = np.empty(self.n_sites, dtype=np.int64)
+
+    # -- state ---------------------------------------------------------------
+    def initial_state(self) -> dict:
+        """State before the first update of the first sample."""
+        S, nt, ns = self.samples, self.times.size, self.waits.size
+        return {
+            "sample": 0,
+            "ti": 0,
+            "W2": np.full((S, nt), np.nan),
+            "mean_h": np.full((S, nt), np.nan),
+            "C_h": np.full((S, ns, nt), np.nan),
+            "C_s": np.full((S, ns, nt), np.nan),
+            "lat": flat_lattice(self.dim, self.L),
+            "h0": np.zeros(1, dtype=np.int64),
+            "snap_h": np.zeros((ns, self.n_sites), dtype=np.int32),
+            "snap_lat": np.zeros((ns, n_words(self.dim, self.L)), dtype=np.uint32),
+        }
+
+    def done(self, st: dict) -> bool:
+        """True when every sample has reached t_max."""
+        return int(st["sample"]) >= self.samples
+
+    def fraction_done(self, st: dict) -> float:
+        """Fraction of all update attempts of the job that are done."""
+        i, ti = int(st["sample"]), int(st["ti"])
+        t_now = self.times[ti - 1] if ti > 0 else 0
+        t_max = self.times[-1]
+        return min(1.0, (i * t_max + t_now) / (self.samples * t_max))
+
+    def describe(self, st: dict) -> str:
+        """Where the job stands, for progress lines."""
+        i, ti = int(st["sample"]), int(st["ti"])
+        t_now = self.times[ti - 1] if ti > 0 else 0
+        return f"sample {min(i + 1, self.samples)}/{self.samples}, t = {t_now} MCS"
+
+    # -- dynamics ------------------------------------------------------------
+    def step(self, st: dict) -> None:
+        """Advance the current sample to its next sampling time and record the observables."""
+        i, ti = int(st["sample"]), int(st["ti"])
+        t_to = int(self.times[ti])
+        t_from = int(self.times[ti - 1]) if ti > 0 else 0
+        lat, h0 = st["lat"], st["h0"]
+        if t_to > t_from:
+            random_sequential(
+                self.attempt, self.touch, lat, self.L, self.n_sites, t_from, t_to - t_from,
+                self.k0, self.k1, i, self.params, h0,
+            )
+        h = measure_heights(lat, self.dim, self.L, int(h0[0]), self._h)
+        st["W2"][i, ti], st["mean_h"][i, ti] = width_and_mean(h)
+        for k, s in enumerate(self.waits):
+            if s == t_to:
+                st["snap_h"][k] = h
+                st["snap_lat"][k] = lat
+            if s <= t_to:
+                st["C_h"][i, k, ti] = height_autocorrelation(h, st["snap_h"][k])
+                st["C_s"][i, k, ti] = slope_autocorrelation(lat, st["snap_lat"][k])
+        if ti + 1 < self.times.size:
+            st["ti"] = ti + 1
+        else:
+            st["sample"], st["ti"] = i + 1, 0
+            st["lat"] = flat_lattice(self.dim, self.L)
+            st["h0"] = np.zeros(1, dtype=np.int64)
+
+    # -- output --------------------------------------------------------------
+    def to_dataset(self, st: dict) -> xr.Dataset:
+        """The job's results with CF-style variable attributes (global attributes by the runner)."""
+        offset = int(self.cfg["sample_offset"])
+        coords = {
+            "sample": ("sample", np.arange(offset, offset + self.samples, dtype=np.int64),
+                       {"long_name": "sample index", "units": "1"}),
+            "time": ("time", self.times, {"long_name": "time", "units": "MCS",
+                                          "comment": "1 MCS = L^d update attempts"}),
+            "s": ("s", self.waits, {"long_name": "waiting time", "units": "MCS"}),
+        }
+        hunit = "lattice units are heights in units of the elementary step"
+        data = {
+            "W2": (("sample", "time"), st["W2"], {
+                "long_name": "squared interface width W^2", "units": "1", "comment": hunit}),
+            "mean_h": (("sample", "time"), st["mean_h"], {
+                "long_name": "mean height", "units": "1", "comment": hunit}),
+            "C_h": (("sample", "s", "time"), st["C_h"], {
+                "long_name": "height autocorrelation C_h(t, s)", "units": "1",
+                "comment": "mean(h(t)h(s)) - mean(h(t))mean(h(s)) over sites; NaN for t < s"}),
+            "C_s": (("sample", "s", "time"), st["C_s"], {
+                "long_name": "slope autocorrelation C_s(t, s)", "units": "1",
+                "comment": "mean(n(t)n(s)) - mean(n(t))mean(n(s)), n in {0,1}; NaN for t < s"}),
+        }
+        return xr.Dataset(data, coords=coords)

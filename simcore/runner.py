@@ -1,0 +1,79 @@
+"""Run one job: resume from a checkpoint if there is one, step, checkpoint, write atomically."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from simcore.config import ConfigError, config_hash
+from simcore.io.atomic import check_writable
+from simcore.io.checkpoint import checkpoint_path, load_checkpoint, save_checkpoint
+from simcore.io.dataset import run_attributes, write_dataset
+from simcore.io.provenance import provenance
+from simcore.models import make_simulation
+from simcore.progress import Progress
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+EXIT_CHECKPOINTED = 3
+
+
+def run_job(cfg: dict, out: str | Path, *, max_wall: float | None = None,
+            progress: bool = True) -> int:
+    """Run the job ``cfg`` (validated) to ``out``; returns an exit status.
+
+    ``EXIT_OK``: ``out`` written and the checkpoint removed.
+    ``EXIT_CHECKPOINTED``: ``max_wall`` seconds passed; the state is in the
+    checkpoint beside ``out`` and the same call resumes it bit-identically.
+    """
+    out = Path(out)
+    try:
+        check_writable(out)
+    except OSError as exc:
+        raise ConfigError("--out", str(out), f"cannot write there: {exc}") from None
+    sim = make_simulation(cfg)
+    ckpt = checkpoint_path(out)
+    chash = config_hash(cfg)
+    bar = Progress(f"simcore {cfg.get('point') or out.name}", enabled=progress)
+    wall_before = 0.0
+    if ckpt.exists():
+        saved = load_checkpoint(ckpt)
+        if str(saved.pop("config_hash")) != chash:
+            raise ConfigError("--out", str(out), f"checkpoint {ckpt} was written for another "
+                              "config; delete it to start afresh")
+        wall_before = float(saved.pop("wall_seconds"))
+        state = {k: (int(v) if v.ndim == 0 else v) for k, v in saved.items()}
+        bar.message(f"resuming from checkpoint ({sim.describe(state)})")
+    else:
+        state = sim.initial_state()
+    start = time.monotonic()
+    last_ckpt = start
+    interval = float(cfg["checkpoint_interval"])
+
+    def save() -> None:
+        wall = wall_before + time.monotonic() - start
+        save_checkpoint(ckpt, {**state, "config_hash": chash, "wall_seconds": wall})
+
+    while not sim.done(state):
+        sim.step(state)
+        bar.update(sim.fraction_done(state), sim.describe(state))
+        now = time.monotonic()
+        if sim.done(state):
+            break
+        if max_wall is not None and now - start >= max_wall:
+            save()
+            bar.close()
+            bar.message(f"stopped after {now - start:.1f} s; checkpoint {ckpt.name} written, "
+                        "run the same command to resume")
+            return EXIT_CHECKPOINTED
+        if now - last_ckpt >= interval:
+            save()
+            last_ckpt = now
+    bar.close()
+    wall = wall_before + time.monotonic() - start
+    ds = sim.to_dataset(state)
+    ds.attrs = run_attributes(cfg, provenance(cfg["backend"]), wall)
+    write_dataset(ds, out)
+    ckpt.unlink(missing_ok=True)
+    return EXIT_OK
+
