@@ -25,22 +25,20 @@ def bench_sequential(dim: int, L: int, mcs: int, repeats: int, warmup: int,
     all minima and maxima, not a typical surface), and the kernel compiled.
     """
     from simcore.models.kpz.lattice import flat_lattice
-    from simcore.models.kpz.rule import ATTEMPTS
+    from simcore.models.kpz.kernels import sequential_sweeps
     from simcore.rng import uniform_threshold
-    from simcore.schedules.sequential import random_sequential
 
-    attempt, touch = ATTEMPTS[dim]
     n = L**dim
     lat = flat_lattice(dim, L)
     h0 = np.zeros(1, dtype=np.int64)
     params = (np.uint64(uniform_threshold(p)), np.uint64(uniform_threshold(q)))
     t = 0
-    random_sequential(attempt, touch, lat, L, n, t, warmup, 1, 2, 0, params, h0)
+    sequential_sweeps(lat, dim, L, t, warmup, 1, 2, 0, params, h0)
     t += warmup
     rates = []
     for _ in range(repeats):
         start = time.perf_counter()
-        random_sequential(attempt, touch, lat, L, n, t, mcs, 1, 2, 0, params, h0)
+        sequential_sweeps(lat, dim, L, t, mcs, 1, 2, 0, params, h0)
         rates.append(mcs * n / (time.perf_counter() - start) / 1e9)
         t += mcs
     return rates

@@ -81,3 +81,12 @@ def heights(lat, dim, L, h0, out):
             wi, b = word_bit_2d(x, y, WL)
             ny = np.int64((lat[wi] >> np.uint32(b + 1)) & np.uint32(1))
             out[x + L * y] = out[x + L * (y - 1)] + 2 * ny - 1
+
+
+def site_coords(dim: int, L: int, site: int) -> tuple[int, int]:
+    """(x, y) of site number ``site`` (y = 0 in d = 1), following the numbering above."""
+    if dim == 1:
+        return int(site), 0
+    w, i = int(site) >> 4, int(site) & 15
+    WL = L >> 2
+    return 4 * (w % WL) + (i & 3), 4 * (w // WL) + (i >> 2)

@@ -116,5 +116,3 @@ def touch_2d(lat, L, site):
     prefetch(lat, w)
     prefetch(lat, (w + WL) & (WL * WL - 1))
 
-
-ATTEMPTS = {1: (attempt_1d, touch_1d), 2: (attempt_2d, touch_2d)}

@@ -16,10 +16,9 @@ from simcore.models.kpz.observables import (
     slope_autocorrelation,
     width_and_mean,
 )
-from simcore.models.kpz.rule import ATTEMPTS
+from simcore.models.kpz.kernels import sequential_sweeps
 from simcore.rng import uniform_threshold
 from simcore.sampling import sampling_times
-from simcore.schedules.sequential import random_sequential
 
 
 class KPZSimulation:
@@ -32,7 +31,6 @@ class KPZSimulation:
         self.samples = int(cfg["samples"])
         self.times = sampling_times(cfg["t_max"], cfg["points_per_decade"], cfg["waiting_times"])
         self.waits = np.asarray(cfg["waiting_times"], dtype=np.int64)
-        self.attempt, self.touch = ATTEMPTS[self.dim]
         self.params = (
             np.uint64(uniform_threshold(cfg["p"])),
             np.uint64(uniform_threshold(cfg["q"])),
@@ -83,10 +81,7 @@ class KPZSimulation:
         t_from = int(self.times[ti - 1]) if ti > 0 else 0
         lat, h0 = st["lat"], st["h0"]
         if t_to > t_from:
-            random_sequential(
-                self.attempt, self.touch, lat, self.L, self.n_sites, t_from, t_to - t_from,
-                self.k0, self.k1, i, self.params, h0,
-            )
+            sequential_sweeps(lat, self.dim, self.L, t_from, t_to - t_from, self.k0, self.k1, i, self.params, h0)
         h = measure_heights(lat, self.dim, self.L, int(h0[0]), self._h)
         st["W2"][i, ti], st["mean_h"][i, ti] = width_and_mean(h)
         for k, s in enumerate(self.waits):

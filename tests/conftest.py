@@ -1,0 +1,40 @@
+"""Shared fixtures: small run configs and a helper to call the simcore command."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+
+def small_config(**overrides) -> dict:
+    """A run config that finishes in about a second."""
+    cfg = {
+        "model": "kpz", "dim": 2, "L": 16, "p": 1.0, "q": 0.0, "scheme": "sequential",
+        "backend": "cpu", "samples": 3, "seed": 2024, "t_max": 60, "waiting_times": [5, 20],
+    }
+    cfg.update(overrides)
+    return cfg
+
+
+@pytest.fixture
+def write_config(tmp_path):
+    """Write a run config to a YAML file and return its path."""
+
+    def _write(cfg: dict, name: str = "job.yaml") -> Path:
+        path = tmp_path / name
+        path.write_text(yaml.safe_dump(cfg))
+        return path
+
+    return _write
+
+
+def run_simcore(*args: str, **kwargs) -> subprocess.CompletedProcess:
+    """Run the installed ``simcore`` command (as a user would) and capture its output."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    return subprocess.run([sys.executable, "-m", "simcore.cli", *map(str, args)],
+                          capture_output=True, text=True, env=env, **kwargs)

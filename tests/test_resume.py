@@ -1,0 +1,79 @@
+"""Checkpoints resume bit-identically; a killed run leaves nothing at the output path."""
+
+import os
+import signal
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import xarray as xr
+from conftest import run_simcore, small_config
+
+from simcore.config import validate_run_config
+from simcore.io.atomic import atomic_path
+from simcore.io.checkpoint import checkpoint_path
+from simcore.runner import EXIT_CHECKPOINTED, EXIT_OK, run_job
+
+
+def _same_data(a: str, b: str) -> None:
+    with xr.open_dataset(a) as da, xr.open_dataset(b) as db:
+        assert set(da.data_vars) == set(db.data_vars)
+        for name in da.variables:
+            np.testing.assert_array_equal(da[name].values, db[name].values)
+
+
+@pytest.mark.parametrize("dim,L", [(1, 64), (2, 16)])
+def test_resume_after_every_step_is_bit_identical(tmp_path, dim, L):
+    """Stopping after every sampling step (max_wall=0) and resuming gives the same data."""
+    cfg = validate_run_config(small_config(dim=dim, L=L, p=0.7, q=0.2))
+    ref = tmp_path / "ref.nc"
+    assert run_job(cfg, ref, progress=False) == EXIT_OK
+    out = tmp_path / "out.nc"
+    stops = 0
+    while (status := run_job(cfg, out, max_wall=0.0, progress=False)) == EXIT_CHECKPOINTED:
+        stops += 1
+        assert not out.exists() and checkpoint_path(out).exists()
+    assert status == EXIT_OK and stops > 10
+    assert not checkpoint_path(out).exists()
+    _same_data(ref, out)
+
+
+def test_cli_resume_and_foreign_checkpoint(tmp_path, write_config):
+    """`--max-wall 0` exits 3 with a checkpoint; the same command finishes it; a checkpoint
+    of another config is refused."""
+    conf = write_config(small_config())
+    ref, out = tmp_path / "ref.nc", tmp_path / "out.nc"
+    assert run_simcore("run", conf, "--out", ref, "--quiet").returncode == 0
+    first = run_simcore("run", conf, "--out", out, "--max-wall", "0")
+    assert first.returncode == 3 and "resume" in first.stderr and not out.exists()
+    other = write_config(small_config(seed=7), "other.yaml")
+    refused = run_simcore("run", other, "--out", out, "--quiet")
+    assert refused.returncode == 2 and "checkpoint" in refused.stderr
+    second = run_simcore("run", conf, "--out", out)
+    assert second.returncode == 0 and "resuming" in second.stderr
+    _same_data(ref, out)
+
+
+def test_killed_run_leaves_no_output(tmp_path, write_config):
+    """SIGKILL in the middle of a run: no file at the output path."""
+    conf = write_config(small_config(L=256, samples=50, t_max=2000))
+    out = tmp_path / "run.nc"
+    proc = subprocess.Popen([sys.executable, "-m", "simcore.cli", "run", str(conf), "--out",
+                             str(out)], stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    line = proc.stderr.readline()  # the first progress line: the run is under way
+    assert "%" in line
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    assert not out.exists()
+
+
+def test_atomic_path_removes_partial_file(tmp_path):
+    """An error while writing leaves neither the target nor the temporary file."""
+    target = tmp_path / "x.nc"
+    with pytest.raises(RuntimeError), atomic_path(target) as tmp:
+        tmp.write_text("half")
+        raise RuntimeError("writer died")
+    assert list(tmp_path.iterdir()) == []
