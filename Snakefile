@@ -1,0 +1,47 @@
+"""simcore campaign workflow: campaign file -> jobs -> runs -> datasets -> analysis -> figures.
+
+    snakemake --workflow-profile workflow/profiles/default                  # default campaign
+    snakemake --workflow-profile workflow/profiles/default --configfile config/other.yaml
+    snakemake --workflow-profile workflow/profiles/slurm --configfile config/other.yaml
+
+A `--configfile` given on the command line *replaces* config/config.yaml (no key of the
+default campaign leaks into another campaign); `--config key=value` still overrides
+single keys of whichever campaign is loaded.  See ARCHITECTURE.md for the data flow and
+workflow/rules/*.smk for the rules.
+"""
+
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+
+# workflow.basedir: the directory of this Snakefile, so `--directory ELSEWHERE` works too.
+if not workflow.overwrite_configfiles:
+
+    configfile: f"{workflow.basedir}/config/config.yaml"
+
+
+# Schema paths are relative to this Snakefile; fills the documented defaults into config.
+validate(config, "workflow/schemas/config.schema.yaml")
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/simulate.smk"
+include: "workflow/rules/aggregate.smk"
+include: "workflow/rules/analysis.smk"
+
+
+rule all:
+    """Everything: one dataset per point and the campaign figures."""
+    default_target: True
+    localrule: True
+    input:
+        DATASETS,
+        FIGURES,
+
+
+rule datasets:
+    """Stop after aggregation: one dataset per point (no analysis, no figures)."""
+    localrule: True
+    input:
+        DATASETS,

@@ -1,0 +1,240 @@
+"""Concatenate the run files of one parameter point into one dataset.
+
+    python -m analysis.aggregate --out results/C/datasets/P.nc results/C/runs/P/b*.nc
+
+Every job (block) of a point writes one run file (ARCHITECTURE.md layout, dims
+``sample, time, s``).  This module checks that the runs really belong together -- same
+model parameters, campaign, point, time grid and waiting times, no sample index twice --
+and concatenates them along ``sample`` in sample-index order.  It refuses (exit 2, one
+line on stderr naming what differs, nothing written) rather than silently mixing
+statistics of different points.
+
+Global attributes of the dataset: those equal in all runs (minus the per-job ones such
+as ``seed``, ``block``, ``config``), plus ``n_runs``, ``n_samples``, ``source_files``,
+``source_blocks``, ``source_seeds``, ``wall_seconds_total``, ``history`` and ``created``.
+The output is written to a temporary name in the target directory, then renamed, so a
+dataset on disk is always complete.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+#: Attributes that must be equal in all runs of a point.
+MATCH_ATTRS = (
+    "model",
+    "dim",
+    "L",
+    "p",
+    "q",
+    "scheme",
+    "backend",
+    "t_max",
+    "waiting_times",
+    "point",
+    "campaign",
+)
+
+#: Coordinates that must be identical in all runs.
+MATCH_COORDS = ("time", "s")
+
+#: Per-job attributes never copied into the dataset (replaced by the source_* attributes).
+PER_RUN_ATTRS = frozenset(
+    {"seed", "block", "sample_offset", "samples", "config", "wall_seconds", "created", "history"}
+)
+
+_MISSING = "<missing>"
+
+
+class AggregationError(ValueError):
+    """The runs cannot be aggregated (they differ, overlap or are malformed)."""
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equality of attribute values, numbers and arrays compared by value (1 == 1.0)."""
+    if isinstance(a, str) or isinstance(b, str):
+        return isinstance(a, str) and isinstance(b, str) and a == b
+    try:
+        return bool(np.array_equal(np.asarray(a), np.asarray(b)))
+    except (TypeError, ValueError):
+        return a == b
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    elif isinstance(value, np.generic):
+        value = value.item()
+    return repr(value)
+
+
+def _open_run(path: Path) -> xr.Dataset:
+    try:
+        with xr.open_dataset(
+            path, engine="netcdf4", decode_times=False, decode_timedelta=False
+        ) as ds:
+            return ds.load()
+    except FileNotFoundError:
+        raise AggregationError(f"{path}: no such file") from None
+    except OSError as err:
+        raise AggregationError(f"{path}: cannot read as netCDF ({err})") from None
+
+
+def _check_compatible(runs: Sequence[tuple[Path, xr.Dataset]]) -> None:
+    """Raise AggregationError naming the first attribute/coordinate that differs."""
+    (ref_path, ref), rest = runs[0], runs[1:]
+    for path, ds in runs:
+        if "sample" not in ds.dims:
+            raise AggregationError(f"{path.name}: no 'sample' dimension")
+    for name in MATCH_ATTRS:
+        a = ref.attrs.get(name, _MISSING)
+        for path, ds in rest:
+            b = ds.attrs.get(name, _MISSING)
+            if not _same(a, b):
+                raise AggregationError(
+                    f"attribute {name!r} differs: {_fmt(a)} in {ref_path.name} "
+                    f"vs {_fmt(b)} in {path.name}"
+                )
+    for name in MATCH_COORDS:
+        a = ref.coords[name].values if name in ref.coords else None
+        for path, ds in rest:
+            b = ds.coords[name].values if name in ds.coords else None
+            if a is None and b is None:
+                continue
+            if a is None or b is None or a.shape != b.shape or not np.array_equal(a, b):
+                raise AggregationError(
+                    f"coordinate {name!r} differs: {_coord_summary(a)} in {ref_path.name} "
+                    f"vs {_coord_summary(b)} in {path.name}"
+                )
+    owner: dict[int, str] = {}
+    for path, ds in runs:
+        for idx in ds["sample"].values.tolist():
+            if idx in owner:
+                where = f"{owner[idx]} and {path.name}" if owner[idx] != path.name else path.name
+                raise AggregationError(f"sample index {idx} repeats ({where})")
+            owner[idx] = path.name
+
+
+def _coord_summary(values: np.ndarray | None) -> str:
+    if values is None:
+        return "<missing>"
+    if values.size <= 6:
+        return _fmt(values)
+    return f"[{values[0]}, {values[1]}, ..., {values[-1]}] ({values.size} values)"
+
+
+def _common_attrs(datasets: Iterable[xr.Dataset]) -> dict[str, Any]:
+    datasets = list(datasets)
+    common = {}
+    for key, value in datasets[0].attrs.items():
+        if key in PER_RUN_ATTRS:
+            continue
+        if all(key in ds.attrs and _same(value, ds.attrs[key]) for ds in datasets[1:]):
+            common[key] = value
+    return common
+
+
+def aggregate(paths: Sequence[str | os.PathLike[str]]) -> xr.Dataset:
+    """Read run files and return one dataset, concatenated along ``sample`` by sample index.
+
+    Raises :class:`AggregationError` if any of :data:`MATCH_ATTRS` or the ``time``/``s``
+    coordinates differ between runs, or a sample index occurs twice.
+    """
+    if not paths:
+        raise AggregationError("no run files given")
+    runs = [(Path(p), _open_run(Path(p))) for p in paths]
+    _check_compatible(runs)
+    runs.sort(key=lambda r: int(r[1]["sample"].min()) if r[1].sizes["sample"] else 0)
+    datasets = [ds for _, ds in runs]
+    try:
+        combined = xr.concat(
+            datasets,
+            dim="sample",
+            data_vars="minimal",
+            coords="minimal",
+            compat="equals",
+            join="exact",
+            combine_attrs="drop_conflicts",
+        )
+    except ValueError as err:
+        raise AggregationError(f"runs cannot be concatenated: {err}".splitlines()[0]) from None
+    combined = combined.sortby("sample")
+    for var in combined.variables.values():
+        var.encoding = {}
+
+    now = datetime.now(UTC).replace(microsecond=0).isoformat()
+    attrs = _common_attrs(datasets)
+    walls = [float(ds.attrs["wall_seconds"]) for ds in datasets if "wall_seconds" in ds.attrs]
+    attrs.update(
+        {
+            "n_runs": len(datasets),
+            "n_samples": int(combined.sizes["sample"]),
+            "source_files": [p.name for p, _ in runs],
+            "source_blocks": [str(ds.attrs.get("block", "")) for ds in datasets],
+            "source_seeds": [str(ds.attrs.get("seed", "")) for ds in datasets],
+            "wall_seconds_total": float(sum(walls)),
+            "created": now,
+            "history": f"{now} python -m analysis.aggregate: {len(datasets)} runs, "
+            f"{int(combined.sizes['sample'])} samples",
+        }
+    )
+    combined.attrs = attrs
+    return combined
+
+
+def _encoding(ds: xr.Dataset) -> dict[str, dict[str, Any]]:
+    """Compress floating-point data (C_h/C_s are mostly NaN below the diagonal)."""
+    enc: dict[str, dict[str, Any]] = {}
+    for name, var in ds.data_vars.items():
+        if np.issubdtype(var.dtype, np.floating):
+            enc[name] = {"zlib": True, "complevel": 4}
+    return enc
+
+
+def write_dataset(ds: xr.Dataset, out: str | os.PathLike[str]) -> None:
+    """Write ``ds`` to ``out`` (netCDF4) atomically: temp file in the same directory + rename."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f"{out.name}.tmp{os.getpid()}")
+    try:
+        ds.to_netcdf(tmp, engine="netcdf4", format="NETCDF4", encoding=_encoding(ds))
+        os.replace(tmp, out)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line: aggregate RUN files into ``--out``; exit 2 (no output) on refusal."""
+    parser = argparse.ArgumentParser(
+        prog="python -m analysis.aggregate",
+        description="Concatenate the run files of one parameter point along 'sample' "
+        "(refusing runs whose parameters, time grid or sample indices clash).",
+    )
+    parser.add_argument("runs", nargs="+", metavar="RUN.nc", help="run files of one point")
+    parser.add_argument("--out", required=True, metavar="OUT.nc", help="dataset to write")
+    args = parser.parse_args(argv)
+    try:
+        ds = aggregate(args.runs)
+    except AggregationError as err:
+        print(f"analysis.aggregate: error: {err}", file=sys.stderr)
+        return 2
+    write_dataset(ds, args.out)
+    print(
+        f"analysis.aggregate: wrote {args.out} ({ds.attrs['n_runs']} runs, "
+        f"{ds.attrs['n_samples']} samples)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

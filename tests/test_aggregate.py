@@ -1,0 +1,181 @@
+"""analysis.aggregate on small synthetic run files in the ARCHITECTURE.md layout."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import xarray as xr
+import yaml
+
+from analysis.aggregate import AggregationError, aggregate, main
+
+ROOT = Path(__file__).resolve().parents[1]
+TIMES = np.array([0, 1, 2, 3, 5, 8, 10, 13, 20], dtype=np.int64)
+WAITING = np.array([2, 5], dtype=np.int64)
+
+
+def make_run(
+    path: Path,
+    block: int,
+    samples_per_job: int = 3,
+    n_samples: int | None = None,
+    *,
+    sample_offset: int | None = None,
+    times: np.ndarray = TIMES,
+    **attr_overrides: object,
+) -> Path:
+    """Write one run file like `simcore run` does (dims sample, time, s; documented attrs)."""
+    n = samples_per_job if n_samples is None else n_samples
+    offset = block * samples_per_job if sample_offset is None else sample_offset
+    sample = np.arange(offset, offset + n, dtype=np.int64)
+    rng = np.random.default_rng(1000 + block)
+    w2 = rng.random((n, times.size)) + sample[:, None]  # sample identifiable by value
+    c = rng.random((n, WAITING.size, times.size))
+    c[:, times[None, :] < WAITING[:, None]] = np.nan
+    c_s = np.where(np.isnan(c), np.nan, 0.25 * c)
+    config = {"model": "kpz", "block": block, "sample_offset": offset}
+    attrs = {
+        "Conventions": "CF-1.10",
+        "title": "simcore run",
+        "model": "kpz",
+        "dim": 1,
+        "L": 64,
+        "p": 1.0,
+        "q": 0.0,
+        "scheme": "sequential",
+        "backend": "cpu",
+        "device": "cpu",
+        "seed": str(12345678901234567 + block),
+        "t_max": int(times[-1]),
+        "waiting_times": WAITING,
+        "campaign": "test",
+        "point": "kpz_d1_L64_p1_q0_sequential_cpu",
+        "block": block,
+        "simcore_version": "0.1.0",
+        "git_commit": "abc",
+        "hostname": f"node{block}",
+        "created": f"2025-01-0{block + 1}T00:00:00Z",
+        "wall_seconds": 1.5 + block,
+        "config": yaml.safe_dump(config),
+    }
+    attrs.update(attr_overrides)
+    ds = xr.Dataset(
+        {
+            "W2": (("sample", "time"), w2, {"long_name": "squared width", "units": "1"}),
+            "mean_h": (("sample", "time"), w2 / 2, {"long_name": "mean height", "units": "1"}),
+            "C_h": (("sample", "s", "time"), c, {"long_name": "height autocorr", "units": "1"}),
+            "C_s": (("sample", "s", "time"), c_s, {"long_name": "slope autocorr", "units": "1"}),
+        },
+        coords={
+            "sample": ("sample", sample, {"long_name": "global sample index"}),
+            "time": ("time", times, {"units": "MCS", "long_name": "time"}),
+            "s": ("s", WAITING, {"units": "MCS", "long_name": "waiting time"}),
+        },
+        attrs=attrs,
+    )
+    ds.to_netcdf(path, engine="netcdf4")
+    return path
+
+
+def run_cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "analysis.aggregate", *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_concatenates_in_sample_order(tmp_path: Path) -> None:
+    # blocks given out of order, last block holds a remainder of 2 samples
+    paths = [
+        make_run(tmp_path / "b2.nc", 2, n_samples=2),
+        make_run(tmp_path / "b0.nc", 0),
+        make_run(tmp_path / "b1.nc", 1),
+    ]
+    out = tmp_path / "out" / "point.nc"
+    assert main(["--out", str(out), *map(str, paths)]) == 0
+    with xr.open_dataset(out, engine="netcdf4") as ds:
+        assert ds["sample"].values.tolist() == list(range(8))
+        assert ds["W2"].dims == ("sample", "time")
+        assert ds["C_h"].dims == ("sample", "s", "time")
+        # values travel with their sample index
+        with xr.open_dataset(tmp_path / "b1.nc", engine="netcdf4") as b1:
+            np.testing.assert_array_equal(ds["W2"].sel(sample=[3, 4, 5]), b1["W2"])
+            np.testing.assert_array_equal(ds["C_h"].sel(sample=[3, 4, 5]), b1["C_h"])
+        assert np.isnan(ds["C_h"].sel(s=5, time=3)).all()
+        assert ds["time"].values.tolist() == TIMES.tolist()
+        assert ds["time"].attrs["units"] == "MCS"
+        assert ds["W2"].attrs == {"long_name": "squared width", "units": "1"}
+        a = ds.attrs
+        assert a["n_runs"] == 3 and a["n_samples"] == 8
+        assert list(np.atleast_1d(a["source_files"])) == ["b0.nc", "b1.nc", "b2.nc"]
+        assert a["wall_seconds_total"] == pytest.approx(1.5 + 2.5 + 3.5)
+        assert a["point"] == "kpz_d1_L64_p1_q0_sequential_cpu" and a["p"] == 1.0
+        assert a["simcore_version"] == "0.1.0"
+        assert "created" in a and "history" in a
+        # per-run attributes are not presented as if common
+        for key in ("seed", "block", "hostname", "config", "wall_seconds"):
+            assert key not in a
+    assert sorted(p.name for p in out.parent.iterdir()) == ["point.nc"]  # no temp left
+
+
+def test_single_run(tmp_path: Path) -> None:
+    ds = aggregate([make_run(tmp_path / "b0.nc", 0)])
+    assert ds.sizes["sample"] == 3 and ds.attrs["n_runs"] == 1
+    assert "seed" not in ds.attrs and "hostname" in ds.attrs
+
+
+@pytest.mark.parametrize(("attr", "value"), [("p", 0.5), ("scheme", "checkerboard")])
+def test_refuses_differing_attribute(tmp_path: Path, attr: str, value: object) -> None:
+    a = make_run(tmp_path / "b0.nc", 0)
+    b = make_run(tmp_path / "b1.nc", 1, **{attr: value})
+    out = tmp_path / "out.nc"
+    proc = run_cli("--out", out, a, b)
+    assert proc.returncode == 2, proc.stderr
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == [a, b] or sorted(tmp_path.iterdir()) == sorted([a, b])
+    err = proc.stderr.strip()
+    assert len(err.splitlines()) == 1
+    assert repr(attr) in err and str(value) in err
+    assert "b0.nc" in err and "b1.nc" in err
+
+
+def test_refuses_differing_waiting_times_and_times(tmp_path: Path) -> None:
+    a = make_run(tmp_path / "b0.nc", 0)
+    b = make_run(tmp_path / "b1.nc", 1, waiting_times=np.array([2, 6]))
+    with pytest.raises(AggregationError, match="'waiting_times'"):
+        aggregate([a, b])
+    c = make_run(tmp_path / "b2.nc", 2, times=np.array([0, 1, 2, 4, 5, 8, 10, 13, 20]))
+    with pytest.raises(AggregationError, match="coordinate 'time' differs"):
+        aggregate([a, c])
+
+
+def test_refuses_repeated_sample(tmp_path: Path) -> None:
+    a = make_run(tmp_path / "b0.nc", 0)
+    b = make_run(tmp_path / "b1.nc", 1, sample_offset=2)  # samples 2, 3, 4 overlap 2
+    with pytest.raises(AggregationError, match="sample index 2 repeats"):
+        aggregate([a, b])
+    out = tmp_path / "out.nc"
+    proc = run_cli("--out", out, a, b)
+    assert proc.returncode == 2 and "sample index 2" in proc.stderr
+    assert not out.exists()
+    # the same file twice is a repeat too
+    with pytest.raises(AggregationError, match="repeats"):
+        aggregate([a, a])
+
+
+def test_missing_file_is_refused(tmp_path: Path) -> None:
+    proc = run_cli("--out", tmp_path / "out.nc", tmp_path / "nope.nc")
+    assert proc.returncode == 2 and "nope.nc" in proc.stderr
+    assert not (tmp_path / "out.nc").exists()
+
+
+def test_help() -> None:
+    proc = run_cli("--help")
+    assert proc.returncode == 0 and "--out" in proc.stdout

@@ -1,0 +1,74 @@
+# Shared state of the rules: the expanded campaign and the helpers the rules call.
+# All planning logic lives in simcore/campaign.py (pure Python, unit tested); this file
+# only exposes it to Snakemake.
+
+import re
+
+from simcore.campaign import NAME_PATTERN, job_config_yaml, load_campaign
+
+# Validated (semantic checks beyond the schema: L a power of two, p + q <= 1, waiting
+# times <= t_max, unique point names) and expanded into points and blocks.
+CAMPAIGN = load_campaign(
+    config, schema_path=f"{workflow.basedir}/workflow/schemas/config.schema.yaml"
+)
+
+FIGURE_NAMES = ["W2", "beta_eff", "C_h", "C_s", "lambda_eff"]
+FIGURE_FORMATS = ["png", "pdf"]
+
+DATASETS = expand(
+    "results/{campaign}/datasets/{point}.nc",
+    campaign=CAMPAIGN.name,
+    point=CAMPAIGN.point_names,
+)
+FIGURES = expand(
+    "results/{campaign}/figures/{name}.{ext}",
+    campaign=CAMPAIGN.name,
+    name=FIGURE_NAMES,
+    ext=FIGURE_FORMATS,
+)
+
+
+wildcard_constraints:
+    # only this campaign's results/<campaign>/ tree is ever produced
+    campaign=re.escape(CAMPAIGN.name),
+    point=NAME_PATTERN,
+    block=r"0|[1-9][0-9]*",
+
+
+def job_params(wildcards):
+    """The run config of one job (a dict): a changed value reruns just this job."""
+    return CAMPAIGN.job_config(wildcards.point, int(wildcards.block))
+
+
+def job_yaml(wildcards):
+    """The same run config rendered as the YAML text of the job file."""
+    return job_config_yaml(job_params(wildcards))
+
+
+def job_resource(key):
+    """Resource ``key`` of a simulate job, from simcore.campaign.job_resources."""
+
+    def get(wildcards, attempt):
+        return CAMPAIGN.job_resources(wildcards.point, int(wildcards.block), attempt)[key]
+
+    return get
+
+
+def point_runs(wildcards):
+    """All run files (one per block) of a point, in block order."""
+    point = CAMPAIGN.point(wildcards.point)
+    return expand(
+        "results/{campaign}/runs/{point}/b{block}.nc",
+        campaign=wildcards.campaign,
+        point=point.name,
+        block=point.blocks,
+    )
+
+
+def campaign_analyses(wildcards):
+    """The analysis file of every point of the campaign."""
+    return expand(
+        "results/{campaign}/analysis/{point}.nc",
+        campaign=wildcards.campaign,
+        point=CAMPAIGN.point_names,
+    )
