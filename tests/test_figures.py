@@ -1,0 +1,121 @@
+"""Tests of analysis.figures: every figure written as PNG and PDF, with provenance.
+
+Inputs are real analysis datasets: synthetic aggregated datasets in the ARCHITECTURE.md
+layout (power laws times lognormal noise) passed through ``analysis.exponents.analyze``,
+one for d=1 and one for d=2, so the per-dimension panels and reference lines are used.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import xarray as xr
+from PIL import Image
+
+from analysis import figures
+from analysis.exponents import analyze, write_atomic
+
+
+def small_dataset(dim: int, n_samples: int = 16, seed: int = 0) -> xr.Dataset:
+    """Small aggregated dataset: W2 ~ t^(2 beta), C_h, C_s ~ (t/s)^(-lz), lognormal noise.
+
+    C_s is made negative at late times for the largest s to exercise the skipping of
+    non-positive values on log axes (and the NaN lambda/z there).
+    """
+    rng = np.random.default_rng(seed)
+    times = np.array([0, 1, 2, 3, 5, 8, 10, 13, 20, 32, 40, 50, 80, 126, 200], dtype=np.int64)
+    s = np.array([5, 10, 40], dtype=np.int64)
+    t = times.astype(float)
+    beta = 1 / 3 if dim == 1 else 0.2414
+
+    def noise(*shape: int) -> np.ndarray:
+        return rng.lognormal(-0.005, 0.1, size=shape)
+
+    w2 = 0.4 * t ** (2 * beta) * noise(n_samples, len(t))
+    c_h = np.full((n_samples, len(s), len(t)), np.nan)
+    c_s = np.full_like(c_h, np.nan)
+    for k, sv in enumerate(s):
+        m = t >= sv
+        x = t[m] / sv
+        c_h[:, k, m] = sv ** (2 * beta) * x ** (-1.2) * noise(n_samples, int(m.sum()))
+        c_s[:, k, m] = 0.25 * x ** (-0.8) * noise(n_samples, int(m.sum()))
+    c_s[:, 2, -2:] = -1e-3
+    ds = xr.Dataset(
+        {
+            "W2": (("sample", "time"), w2, {"long_name": "squared width", "units": "1"}),
+            "mean_h": (("sample", "time"), 0.5 * t + rng.normal(size=w2.shape), {"units": "1"}),
+            "C_h": (("sample", "s", "time"), c_h, {"units": "1"}),
+            "C_s": (("sample", "s", "time"), c_s, {"units": "1"}),
+        },
+        coords={"sample": np.arange(n_samples), "time": times, "s": s},
+    )
+    ds.attrs = {
+        "model": "kpz",
+        "dim": dim,
+        "L": 64 if dim == 2 else 1024,
+        "p": 1.0,
+        "q": 0.0,
+        "scheme": "sequential",
+        "backend": "cpu",
+        "n_samples": n_samples,
+        "point": f"kpz_d{dim}",
+        "campaign": "figtest",
+        "simcore_version": "0.1.0",
+        "git_commit": f"deadbeef{dim}",
+    }
+    return ds
+
+
+@pytest.fixture(scope="module")
+def analysis_files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    d = tmp_path_factory.mktemp("analysis")
+    return [write_atomic(analyze(small_dataset(dim)), d / f"d{dim}.nc") for dim in (1, 2)]
+
+
+def test_make_all_writes_png_and_pdf_with_provenance(
+    analysis_files: list[Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "figures"
+    written = figures.make_all(analysis_files, out)
+    expected = {f"{n}.{ext}" for n in figures.FIGURE_NAMES for ext in ("png", "pdf")}
+    assert {p.name for p in written} == expected
+    assert {p.name for p in out.iterdir()} == expected  # and no temp files left behind
+    for name in figures.FIGURE_NAMES:
+        png, pdf = out / f"{name}.png", out / f"{name}.pdf"
+        assert png.stat().st_size > 5000 and pdf.stat().st_size > 5000
+        assert pdf.read_bytes().startswith(b"%PDF")
+        with Image.open(png) as im:
+            assert im.format == "PNG"
+            # column width 3.4 in at 300 dpi (constrained layout keeps the figure size)
+            assert im.size[0] == round(figures.COLUMN_WIDTH * 300)
+            text = dict(im.text)
+        assert "deadbeef1" in text["git_commit"] and "deadbeef2" in text["git_commit"]
+        assert text["simcore_version"] == "0.1.0"
+        assert "figtest/kpz_d1 (n=16)" in text["points"] and "16" in text["samples"]
+        assert b"deadbeef2" in pdf.read_bytes()  # PDF info dictionary (uncompressed)
+
+
+def test_point_label_and_reference_lines(analysis_files: list[Path]) -> None:
+    """Legends name the point; beta_eff draws 1/3 (d=1) and 0.2414 (d=2) dashed."""
+    datasets = figures.load_analyses(analysis_files)
+    assert figures.point_label(datasets[1]) == "d=2, L=64, p=1, q=0, sequential, n=16"
+    fig = figures.plot_beta_eff(datasets)
+    refs = []
+    for ax in fig.axes:
+        for line in ax.get_lines():
+            if line.get_linestyle() == "--":
+                refs.append((float(line.get_ydata()[0]), line.get_label()))
+    assert sorted(r[0] for r in refs) == pytest.approx([0.2414, 1 / 3])
+    assert all("KPZ" in label for _, label in refs)
+    labels = [t.get_text() for ax in fig.axes for t in ax.get_legend().get_texts()]
+    assert any("n=16" in lab and "L=1024" in lab for lab in labels)
+
+
+def test_cli_rejects_non_analysis_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "raw.nc"
+    small_dataset(2).to_netcdf(bad)  # a dataset, but not an analysis dataset
+    assert figures.main(["--out-dir", str(tmp_path / "f"), str(bad)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "W2_mean" in err[0]
