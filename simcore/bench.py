@@ -30,15 +30,14 @@ def bench_sequential(dim: int, L: int, mcs: int, repeats: int, warmup: int,
 
     n = L**dim
     lat = flat_lattice(dim, L)
-    h0 = np.zeros(1, dtype=np.int64)
     params = (np.uint64(uniform_threshold(p)), np.uint64(uniform_threshold(q)))
     t = 0
-    sequential_sweeps(lat, dim, L, t, warmup, 1, 2, 0, params, h0)
+    sequential_sweeps(lat, dim, L, t, warmup, 1, 2, 0, params)
     t += warmup
     rates = []
     for _ in range(repeats):
         start = time.perf_counter()
-        sequential_sweeps(lat, dim, L, t, mcs, 1, 2, 0, params, h0)
+        sequential_sweeps(lat, dim, L, t, mcs, 1, 2, 0, params)
         rates.append(mcs * n / (time.perf_counter() - start) / 1e9)
         t += mcs
     return rates

@@ -8,6 +8,7 @@ import pytest
 from simcore.models.kpz.lattice import flat_lattice, heights, n_words, site_coords
 from simcore.models.kpz.observables import (
     height_autocorrelation,
+    measure_heights,
     slope_autocorrelation,
     width_and_mean,
 )
@@ -111,10 +112,10 @@ def test_packed_kernel_equals_height_reference(dim, L, p, q):
     """Bit-packed slopes + sequential schedule == plain heights, for the same random numbers."""
     seed, n_mcs = 0x1234_5678_9ABC_DEF0, 6
     lat = flat_lattice(dim, L)
-    h0 = np.zeros(1, dtype=np.int64)
     params = (np.uint64(uniform_threshold(p)), np.uint64(uniform_threshold(q)))
-    net = sequential_sweeps(lat, dim, L, 0, n_mcs, seed & 0xFFFFFFFF, seed >> 32, 0, params, h0)
-    got = _heights(lat, dim, L, int(h0[0]))
+    net = sequential_sweeps(lat, dim, L, 0, n_mcs, seed & 0xFFFFFFFF, seed >> 32, 0, params)
+    got = measure_heights(lat, dim, L, net, np.empty(L**dim, dtype=np.int64))
+    got = got if dim == 1 else got.reshape(L, L).T
     want = _reference_run(dim, L, n_mcs, seed, p, q)
     assert np.array_equal(got, want)
     # the net height change tracks the mean height exactly
@@ -127,10 +128,9 @@ def test_autocorrelations_at_equal_times():
     """C_h(s, s) = W^2(s) and C_s(s, s) = 1/4 (half of all slopes point up)."""
     dim, L = 2, 16
     lat = flat_lattice(dim, L)
-    h0 = np.zeros(1, dtype=np.int64)
     params = (np.uint64(uniform_threshold(1.0)), np.uint64(0))
-    sequential_sweeps(lat, dim, L, 0, 20, 1, 2, 0, params, h0)
-    h = _heights(lat, dim, L, int(h0[0])).ravel()
+    net = sequential_sweeps(lat, dim, L, 0, 20, 1, 2, 0, params)
+    h = measure_heights(lat, dim, L, net, np.empty(L * L, dtype=np.int64))
     w2, _ = width_and_mean(h)
     assert height_autocorrelation(h, h.astype(np.int32)) == pytest.approx(w2, abs=1e-12)
     assert slope_autocorrelation(lat, lat.copy()) == 0.25

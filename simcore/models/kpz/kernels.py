@@ -10,10 +10,10 @@ from simcore.schedules.sequential import BATCH, draw_batch
 
 
 @numba.njit(cache=True)
-def sequential_sweeps(lat, dim, L, t0, n_steps, k0, k1, sample, params, state):
+def sequential_sweeps(lat, dim, L, t0, n_steps, k0, k1, sample, params):
     """Random-sequential MCS ``t0 .. t0 + n_steps`` of one sample; returns net height change / 2.
 
-    ``params`` = (p, q thresholds), ``state[0]`` = height of site 0 (see :mod:`.rule`).
+    ``params`` = (p, q thresholds) (see :mod:`.rule`).
     """
     n_sites = L if dim == 1 else L * L
     sites = np.empty(2 * BATCH, dtype=np.uint32)
@@ -26,10 +26,10 @@ def sequential_sweeps(lat, dim, L, t0, n_steps, k0, k1, sample, params, state):
                 for i in range(n):
                     touch_1d(lat, L, sites[i])
                 for i in range(n):
-                    net += attempt_1d(lat, L, sites[i], us[i], params, state)
+                    net += attempt_1d(lat, L, sites[i], us[i], params)
             else:
                 for i in range(n):
                     touch_2d(lat, L, sites[i])
                 for i in range(n):
-                    net += attempt_2d(lat, L, sites[i], us[i], params, state)
+                    net += attempt_2d(lat, L, sites[i], us[i], params)
     return net

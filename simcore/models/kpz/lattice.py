@@ -59,7 +59,7 @@ def word_bit_2d(x, y, WL):
 def heights(lat, dim, L, h0, out):
     """Reconstruct the heights from the slopes (kelling2012 eq. 5) into ``out``.
 
-    ``h0`` is the height of site (0, 0), tracked by the dynamics; ``out`` is an
+    ``h0`` is the height given to site (0, 0); ``out`` is an
     int64 array of L (d=1) or L*L (d=2, index x + L*y) entries.
     """
     if dim == 1:

@@ -60,7 +60,17 @@ def slope_autocorrelation(lat_t, lat_s):
     return cts / n - (ct / n) * (cs / n)
 
 
-def measure_heights(lat: np.ndarray, dim: int, L: int, h0: int, out: np.ndarray) -> np.ndarray:
-    """Fill ``out`` with the heights of the lattice and return it."""
-    heights(lat, dim, L, h0, out)
+def measure_heights(lat: np.ndarray, dim: int, L: int, net: int, out: np.ndarray) -> np.ndarray:
+    """Fill ``out`` with the heights of the lattice and return it.
+
+    The slopes fix the heights up to a constant; ``net`` (depositions minus
+    removals since the flat start, whose height sum is N/2) fixes the constant,
+    since every event changes the height sum by +-2.
+    """
+    heights(lat, dim, L, 0, out)
+    n = out.size
+    offset, rest = divmod(n // 2 + 2 * int(net) - int(out.sum()), n)
+    if rest:
+        raise RuntimeError("height bookkeeping broken: slopes and event count disagree")
+    out += offset
     return out

@@ -6,9 +6,10 @@ maximum it is removed with probability q.  Both flip the 2d slope bits around
 the site.  :func:`octahedron_rule` decides; the ``attempt_*`` functions apply it
 to a site of the packed lattice (:mod:`.lattice`, which also fixes the site
 numbering) and are what the schedules call:
-``attempt(lat, L, site, u, params, state) -> int`` with ``u`` a uniform uint32,
-``params = (p_threshold, q_threshold)`` as uint64 (see
-:func:`simcore.rng.uniform_threshold`) and ``state[0]`` the height of site 0.
+``attempt(lat, L, site, u, params) -> int`` (+1 deposit, -1 removal, 0) with
+``u`` a uniform uint32 and ``params = (p_threshold, q_threshold)`` as uint64
+(see :func:`simcore.rng.uniform_threshold`).  The heights are not stored: the
+sum of the returned values fixes the mean height (:mod:`.observables`).
 ``touch(lat, L, site)`` prefetches the words an attempt at ``site`` will use.
 The code is branch-free where the outcome is random: mispredicted branches
 cost more than the few extra instructions.
@@ -45,9 +46,8 @@ def neighbours_1d(L, site):
     s = np.int64(site)
     w = s >> 5
     i = s & 31
-    if i == 31:
-        return w, i, (w + 1) & ((L >> 5) - 1), np.int64(0)
-    return w, i, w, i + 1
+    ex = np.int64(i == 31)
+    return w, i, (w + ex) & ((L >> 5) - 1), (i + 1) & 31
 
 
 @numba.njit(inline="always", cache=True)
@@ -57,23 +57,15 @@ def neighbours_2d(L, site):
     WL = L >> 2
     w = s >> 4
     i = s & 15
-    if (i & 3) == 3:
-        wx = (w & ~(WL - 1)) | ((w + 1) & (WL - 1))
-        bx = 2 * (i - 3)
-    else:
-        wx = w
-        bx = 2 * (i + 1)
-    if (i >> 2) == 3:
-        wy = (w + WL) & (WL * WL - 1)
-        by = 2 * (i - 12) + 1
-    else:
-        wy = w
-        by = 2 * (i + 4) + 1
-    return w, 2 * i, wx, bx, wy, by
+    ex = np.int64((i & 3) == 3)  # the x-neighbour lies in the next word of the row
+    ey = np.int64(i >= 12)  # the y-neighbour lies in the next row of words
+    wx = (w & ~(WL - 1)) | ((w + ex) & (WL - 1))
+    wy = (w + WL * ey) & (WL * WL - 1)
+    return w, 2 * i, wx, 2 * (i + 1 - 4 * ex), wy, 2 * (i + 4 - 16 * ey) + 1
 
 
 @numba.njit(inline="always", cache=True)
-def attempt_1d(lat, L, site, u, params, state):
+def attempt_1d(lat, L, site, u, params):
     """One update attempt of the single-step model at ``site``; returns the height change / 2."""
     w, b, wx, bx = neighbours_1d(L, site)
     own = (lat[w] >> np.uint32(b)) & ONE
@@ -82,12 +74,11 @@ def attempt_1d(lat, L, site, u, params, state):
     f = np.uint32(d != 0)
     lat[w] ^= f << np.uint32(b)
     lat[wx] ^= f << np.uint32(bx)
-    state[0] += 2 * d * np.int64(np.int64(site) == 0)
     return d
 
 
 @numba.njit(inline="always", cache=True)
-def attempt_2d(lat, L, site, u, params, state):
+def attempt_2d(lat, L, site, u, params):
     """One update attempt of the octahedron model at ``site``; returns the height change / 2."""
     w, b, wx, bx, wy, by = neighbours_2d(L, site)
     own = (lat[w] >> np.uint32(b)) & THREE
@@ -97,7 +88,6 @@ def attempt_2d(lat, L, site, u, params, state):
     lat[w] ^= (f * THREE) << np.uint32(b)
     lat[wx] ^= f << np.uint32(bx)
     lat[wy] ^= f << np.uint32(by)
-    state[0] += 2 * d * np.int64(np.int64(site) == 0)
     return d
 
 
@@ -109,10 +99,9 @@ def touch_1d(lat, L, site):
 
 @numba.njit(inline="always", cache=True)
 def touch_2d(lat, L, site):
-    """Prefetch the words of ``site`` and of its y-neighbour."""
+    """Prefetch the word of ``site`` and, if it lies in the next row of words, its y-neighbour's."""
     s = np.int64(site)
     WL = L >> 2
     w = s >> 4
     prefetch(lat, w)
-    prefetch(lat, (w + WL) & (WL * WL - 1))
-
+    prefetch(lat, (w + WL * np.int64((s & 15) >= 12)) & (WL * WL - 1))

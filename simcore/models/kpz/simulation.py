@@ -51,7 +51,7 @@ class KPZSimulation:
             "C_h": np.full((S, ns, nt), np.nan),
             "C_s": np.full((S, ns, nt), np.nan),
             "lat": flat_lattice(self.dim, self.L),
-            "h0": np.zeros(1, dtype=np.int64),
+            "net": 0,
             "snap_h": np.zeros((ns, self.n_sites), dtype=np.int32),
             "snap_lat": np.zeros((ns, n_words(self.dim, self.L)), dtype=np.uint32),
         }
@@ -79,10 +79,12 @@ class KPZSimulation:
         i, ti = int(st["sample"]), int(st["ti"])
         t_to = int(self.times[ti])
         t_from = int(self.times[ti - 1]) if ti > 0 else 0
-        lat, h0 = st["lat"], st["h0"]
+        lat = st["lat"]
         if t_to > t_from:
-            sequential_sweeps(lat, self.dim, self.L, t_from, t_to - t_from, self.k0, self.k1, i, self.params, h0)
-        h = measure_heights(lat, self.dim, self.L, int(h0[0]), self._h)
+            st["net"] = int(st["net"]) + sequential_sweeps(
+                lat, self.dim, self.L, t_from, t_to - t_from, self.k0, self.k1, i, self.params
+            )
+        h = measure_heights(lat, self.dim, self.L, st["net"], self._h)
         st["W2"][i, ti], st["mean_h"][i, ti] = width_and_mean(h)
         for k, s in enumerate(self.waits):
             if s == t_to:
@@ -96,7 +98,7 @@ class KPZSimulation:
         else:
             st["sample"], st["ti"] = i + 1, 0
             st["lat"] = flat_lattice(self.dim, self.L)
-            st["h0"] = np.zeros(1, dtype=np.int64)
+            st["net"] = 0
 
     # -- output --------------------------------------------------------------
     def to_dataset(self, st: dict) -> xr.Dataset:
