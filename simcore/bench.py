@@ -17,15 +17,16 @@ import numpy as np
 from simcore.io.provenance import cpu_name, git_commit, now_iso, simcore_version
 
 
-def bench_sequential(dim: int, L: int, mcs: int, repeats: int, warmup: int,
-                     p: float = 1.0, q: float = 0.0) -> list[float]:
+def bench_sequential(
+    dim: int, L: int, mcs: int, repeats: int, warmup: int, p: float = 1.0, q: float = 0.0
+) -> list[float]:
     """Attempts per ns of the random-sequential KPZ kernel, one value per repeat.
 
     The lattice is first roughened for ``warmup`` MCS (the flat checkerboard is
     all minima and maxima, not a typical surface), and the kernel compiled.
     """
-    from simcore.models.kpz.lattice import flat_lattice
     from simcore.models.kpz.kernels import sequential_sweeps
+    from simcore.models.kpz.lattice import flat_lattice
     from simcore.rng import uniform_threshold
 
     n = L**dim
@@ -43,8 +44,17 @@ def bench_sequential(dim: int, L: int, mcs: int, repeats: int, warmup: int,
     return rates
 
 
-def run_bench(kernel: str, dims: list[int], sizes: list[int], mcs: int, repeats: int,
-              warmup: int, p: float, q: float, append: str | None) -> str:
+def run_bench(
+    kernel: str,
+    dims: list[int],
+    sizes: list[int],
+    mcs: int,
+    repeats: int,
+    warmup: int,
+    p: float,
+    q: float,
+    append: str | None,
+) -> str:
     """Run the benchmark grid and return (and optionally append) a markdown report."""
     if kernel != "sequential":
         raise ValueError(f"unknown kernel {kernel!r}")
@@ -66,8 +76,9 @@ def run_bench(kernel: str, dims: list[int], sizes: list[int], mcs: int, repeats:
         "|---|---|---|---|---|---|---|",
     ]
     for dim, L, m, r, med, lo, hi in rows:
-        lines.append(f"| {dim} | 2^{L.bit_length() - 1} | {m} | {r} | {med:.4f} | {lo:.4f} "
-                     f"| {hi:.4f} |")
+        lines.append(
+            f"| {dim} | 2^{L.bit_length() - 1} | {m} | {r} | {med:.4f} | {lo:.4f} | {hi:.4f} |"
+        )
     report = "\n".join(lines) + "\n"
     if append:
         with open(append, "a") as fh:

@@ -30,28 +30,37 @@ def _parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = sub.add_parser(
-        "run", help="run one job (a block of samples) and write a netCDF file",
+        "run",
+        help="run one job (a block of samples) and write a netCDF file",
         description="Run the job described by CONFIG and write its dataset to --out. "
-                    "A checkpoint OUT.ckpt is written during long runs; rerunning the same "
-                    "command resumes from it bit-identically. Exit status: 0 done, 2 bad "
-                    "input, 3 stopped by --max-wall with a checkpoint.",
-        epilog=EXAMPLE_CONFIG, formatter_class=argparse.RawDescriptionHelpFormatter,
+        "A checkpoint OUT.ckpt is written during long runs; rerunning the same "
+        "command resumes from it bit-identically. Exit status: 0 done, 2 bad "
+        "input, 3 stopped by --max-wall with a checkpoint.",
+        epilog=EXAMPLE_CONFIG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run.add_argument("config", help="run config (YAML)")
     run.add_argument("--out", required=True, help="output netCDF file (written atomically)")
-    run.add_argument("--max-wall", type=float, default=None, metavar="SECONDS",
-                     help="checkpoint and stop (exit 3) after this much wall time")
+    run.add_argument(
+        "--max-wall",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="checkpoint and stop (exit 3) after this much wall time",
+    )
     run.add_argument("--quiet", action="store_true", help="no progress output")
 
     bench = sub.add_parser(
-        "bench", help="measure kernel speed (update attempts per ns)",
+        "bench",
+        help="measure kernel speed (update attempts per ns)",
         description="Benchmark a kernel and print a markdown table with machine, commit and "
-                    "command, for BENCHMARKS.md.",
+        "command, for BENCHMARKS.md.",
     )
     bench.add_argument("kernel", choices=["sequential"], help="which kernel")
     bench.add_argument("--dim", type=int, nargs="+", default=[2], choices=[1, 2])
-    bench.add_argument("--L", type=int, nargs="+", default=[4096, 16384],
-                       help="lateral sizes (powers of two)")
+    bench.add_argument(
+        "--L", type=int, nargs="+", default=[4096, 16384], help="lateral sizes (powers of two)"
+    )
     bench.add_argument("--mcs", type=int, default=2, help="MCS per repeat")
     bench.add_argument("--repeats", type=int, default=5)
     bench.add_argument("--warmup", type=int, default=2, help="MCS before timing")
@@ -76,8 +85,20 @@ def main(argv: list[str] | None = None) -> int:
             for L in args.L:
                 if L < 32 or L & (L - 1):
                     raise ConfigError("--L", L, "must be a power of two >= 32")
-            print(run_bench(args.kernel, args.dim, args.L, args.mcs, args.repeats,
-                            args.warmup, args.p, args.q, args.append), end="")
+            print(
+                run_bench(
+                    args.kernel,
+                    args.dim,
+                    args.L,
+                    args.mcs,
+                    args.repeats,
+                    args.warmup,
+                    args.p,
+                    args.q,
+                    args.append,
+                ),
+                end="",
+            )
             return 0
     except ConfigError as exc:
         print(f"simcore: error: {exc}", file=sys.stderr)

@@ -10,8 +10,9 @@ from typing import TextIO
 class Progress:
     """Report the fraction done of a job; quiet when ``enabled`` is False."""
 
-    def __init__(self, label: str, enabled: bool = True, stream: TextIO | None = None,
-                 log_step: float = 0.05):
+    def __init__(
+        self, label: str, enabled: bool = True, stream: TextIO | None = None, log_step: float = 0.05
+    ):
         self.label, self.enabled = label, enabled
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
@@ -29,12 +30,15 @@ class Progress:
             width = 30
             fill = int(round(width * fraction))
             bar = "#" * fill + "-" * (width - fill)
-            self.stream.write(f"\r{self.label} [{bar}] {100 * fraction:5.1f}% {detail} "
-                              f"{elapsed:.0f}s elapsed, ~{eta:.0f}s left\x1b[K")
+            self.stream.write(
+                f"\r{self.label} [{bar}] {100 * fraction:5.1f}% {detail} "
+                f"{elapsed:.0f}s elapsed, ~{eta:.0f}s left\x1b[K"
+            )
             self.stream.flush()
         elif fraction >= self._next_log or fraction >= 1.0:
-            self.stream.write(f"{self.label}: {100 * fraction:.0f}% ({detail}), "
-                              f"{elapsed:.1f} s elapsed\n")
+            self.stream.write(
+                f"{self.label}: {100 * fraction:.0f}% ({detail}), {elapsed:.1f} s elapsed\n"
+            )
             self.stream.flush()
             while self._next_log <= fraction:
                 self._next_log += self.log_step

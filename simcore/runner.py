@@ -18,8 +18,9 @@ EXIT_BAD_INPUT = 2
 EXIT_CHECKPOINTED = 3
 
 
-def run_job(cfg: dict, out: str | Path, *, max_wall: float | None = None,
-            progress: bool = True) -> int:
+def run_job(
+    cfg: dict, out: str | Path, *, max_wall: float | None = None, progress: bool = True
+) -> int:
     """Run the job ``cfg`` (validated) to ``out``; returns an exit status.
 
     ``EXIT_OK``: ``out`` written and the checkpoint removed.
@@ -39,8 +40,11 @@ def run_job(cfg: dict, out: str | Path, *, max_wall: float | None = None,
     if ckpt.exists():
         saved = load_checkpoint(ckpt)
         if str(saved.pop("config_hash")) != chash:
-            raise ConfigError("--out", str(out), f"checkpoint {ckpt} was written for another "
-                              "config; delete it to start afresh")
+            raise ConfigError(
+                "--out",
+                str(out),
+                f"checkpoint {ckpt} was written for another config; delete it to start afresh",
+            )
         wall_before = float(saved.pop("wall_seconds"))
         state = {k: (int(v) if v.ndim == 0 else v) for k, v in saved.items()}
         bar.message(f"resuming from checkpoint ({sim.describe(state)})")
@@ -63,8 +67,10 @@ def run_job(cfg: dict, out: str | Path, *, max_wall: float | None = None,
         if max_wall is not None and now - start >= max_wall:
             save()
             bar.close()
-            bar.message(f"stopped after {now - start:.1f} s; checkpoint {ckpt.name} written, "
-                        "run the same command to resume")
+            bar.message(
+                f"stopped after {now - start:.1f} s; checkpoint {ckpt.name} written, "
+                "run the same command to resume"
+            )
             return EXIT_CHECKPOINTED
         if now - last_ckpt >= interval:
             save()
@@ -76,4 +82,3 @@ def run_job(cfg: dict, out: str | Path, *, max_wall: float | None = None,
     write_dataset(ds, out)
     ckpt.unlink(missing_ok=True)
     return EXIT_OK
-

@@ -14,8 +14,17 @@ import yaml
 def small_config(**overrides) -> dict:
     """A run config that finishes in about a second."""
     cfg = {
-        "model": "kpz", "dim": 2, "L": 16, "p": 1.0, "q": 0.0, "scheme": "sequential",
-        "backend": "cpu", "samples": 3, "seed": 2024, "t_max": 60, "waiting_times": [5, 20],
+        "model": "kpz",
+        "dim": 2,
+        "L": 16,
+        "p": 1.0,
+        "q": 0.0,
+        "scheme": "sequential",
+        "backend": "cpu",
+        "samples": 3,
+        "seed": 2024,
+        "t_max": 60,
+        "waiting_times": [5, 20],
     }
     cfg.update(overrides)
     return cfg
@@ -36,5 +45,10 @@ def write_config(tmp_path):
 def run_simcore(*args: str, **kwargs) -> subprocess.CompletedProcess:
     """Run the installed ``simcore`` command (as a user would) and capture its output."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    return subprocess.run([sys.executable, "-m", "simcore.cli", *map(str, args)],
-                          capture_output=True, text=True, env=env, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "simcore.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        **kwargs,
+    )

@@ -34,8 +34,7 @@ BAD = [
 
 
 @pytest.mark.parametrize("change,key,value", BAD)
-def test_bad_input_is_one_line_exit_2_nothing_written(tmp_path, write_config, change, key,
-                                                      value):
+def test_bad_input_is_one_line_exit_2_nothing_written(tmp_path, write_config, change, key, value):
     cfg = small_config(**change)
     out = tmp_path / "run.nc"
     res = run_simcore("run", write_config(cfg), "--out", out, "--quiet")
@@ -55,8 +54,7 @@ def test_missing_key(tmp_path, write_config):
 
 def test_unwritable_output(tmp_path, write_config):
     """A folder that does not exist (or a read-only one) fails before any work."""
-    res = run_simcore("run", write_config(small_config()), "--out",
-                      tmp_path / "nope" / "run.nc")
+    res = run_simcore("run", write_config(small_config()), "--out", tmp_path / "nope" / "run.nc")
     assert res.returncode == 2
     assert len(res.stderr.strip().splitlines()) == 1 and "--out" in res.stderr
     assert not (tmp_path / "nope").exists()
@@ -81,8 +79,17 @@ def test_run_writes_cf_dataset_with_provenance(tmp_path, write_config):
         assert ds.time.values[-1] == 60 and set(ds.s.values) <= set(ds.time.values)
         for v in ds.data_vars.values():
             assert v.attrs["units"] and v.attrs["long_name"]
-        for key in ("simcore_version", "git_commit", "config", "seed", "backend", "hostname",
-                    "wall_seconds", "created", "device"):
+        for key in (
+            "simcore_version",
+            "git_commit",
+            "config",
+            "seed",
+            "backend",
+            "hostname",
+            "wall_seconds",
+            "created",
+            "device",
+        ):
             assert key in ds.attrs
         assert ds.attrs["seed"] == "2024" and ds.attrs["point"] == "pt"
         assert np.all(ds.W2.sel(time=0) == 0.25)

@@ -5,6 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
+from simcore.models.kpz.kernels import sequential_sweeps
 from simcore.models.kpz.lattice import flat_lattice, heights, n_words, site_coords
 from simcore.models.kpz.observables import (
     height_autocorrelation,
@@ -12,7 +13,6 @@ from simcore.models.kpz.observables import (
     slope_autocorrelation,
     width_and_mean,
 )
-from simcore.models.kpz.kernels import sequential_sweeps
 from simcore.models.kpz.rule import neighbours_2d, octahedron_rule
 from simcore.rng import philox4x32, uniform_threshold
 from simcore.rng.philox import STREAM_SEQUENTIAL
@@ -39,16 +39,19 @@ def test_flat_initial_condition(dim, L):
 
 
 def test_site_numbering_is_a_bijection_and_neighbours_match():
-    """Every site number maps to a distinct (x, y); the rule's neighbour words hold (x+1, y), (x, y+1)."""
+    """Site numbers map one-to-one onto (x, y); the rule's neighbour words are those of
+    (x+1, y) and (x, y+1)."""
     L = 16
     seen = set()
     for s in range(L * L):
         x, y = site_coords(2, L, s)
         seen.add((x, y))
         w, b, wx, bx, wy, by = (int(v) for v in neighbours_2d(L, s))
+
         # word/bit of a site from the layout in lattice.py
         def loc(xx, yy):
             return (yy >> 2) * (L >> 2) + (xx >> 2), 2 * (4 * (yy & 3) + (xx & 3))
+
         assert (w, b) == loc(x, y)
         assert (wx, bx) == loc((x + 1) % L, y)
         assert (wy, by - 1) == loc(x, (y + 1) % L)
@@ -62,8 +65,11 @@ def test_rule_exhaustive():
         full = (1 << dim) - 1
         for own, nbr in itertools.product(range(full + 1), repeat=2):
             for u, want_p, want_q in [(10, True, True), (70, True, False), (200, False, False)]:
-                d = int(octahedron_rule(np.uint32(own), np.uint32(nbr), np.uint32(full),
-                                        np.uint32(u), p_thr, q_thr))
+                d = int(
+                    octahedron_rule(
+                        np.uint32(own), np.uint32(nbr), np.uint32(full), np.uint32(u), p_thr, q_thr
+                    )
+                )
                 if own == 0 and nbr == full:
                     assert d == (1 if want_p else 0)
                 elif own == full and nbr == 0:
@@ -94,8 +100,7 @@ def _reference_run(dim, L, n_mcs, seed, p, q, sample=0):
                 if dim == 1:
                     nbrs = [((x + 1) % L, 0), ((x - 1) % L, 0)]
                 else:
-                    nbrs = [((x + 1) % L, y), ((x - 1) % L, y), (x, (y + 1) % L),
-                            (x, (y - 1) % L)]
+                    nbrs = [((x + 1) % L, y), ((x - 1) % L, y), (x, (y + 1) % L), (x, (y - 1) % L)]
                 diffs = {h[n] - h[(x, y)] for n in nbrs}
                 if diffs == {1} and u < p_thr:
                     h[(x, y)] += 2
@@ -106,8 +111,10 @@ def _reference_run(dim, L, n_mcs, seed, p, q, sample=0):
     return np.array([[h[(x, y)] for y in range(L)] for x in range(L)])
 
 
-@pytest.mark.parametrize("dim,L,p,q", [(1, 32, 1.0, 0.0), (1, 32, 0.6, 0.3), (2, 8, 1.0, 0.0),
-                                       (2, 8, 0.6, 0.3), (2, 4, 0.0, 1.0)])
+@pytest.mark.parametrize(
+    "dim,L,p,q",
+    [(1, 32, 1.0, 0.0), (1, 32, 0.6, 0.3), (2, 8, 1.0, 0.0), (2, 8, 0.6, 0.3), (2, 4, 0.0, 1.0)],
+)
 def test_packed_kernel_equals_height_reference(dim, L, p, q):
     """Bit-packed slopes + sequential schedule == plain heights, for the same random numbers."""
     seed, n_mcs = 0x1234_5678_9ABC_DEF0, 6

@@ -59,9 +59,12 @@ def test_killed_run_leaves_no_output(tmp_path, write_config):
     """SIGKILL in the middle of a run: no file at the output path."""
     conf = write_config(small_config(L=256, samples=50, t_max=2000))
     out = tmp_path / "run.nc"
-    proc = subprocess.Popen([sys.executable, "-m", "simcore.cli", "run", str(conf), "--out",
-                             str(out)], stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "simcore.cli", "run", str(conf), "--out", str(out)],
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
     line = proc.stderr.readline()  # the first progress line: the run is under way
     assert "%" in line
     proc.send_signal(signal.SIGKILL)

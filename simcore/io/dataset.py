@@ -10,9 +10,24 @@ import yaml
 from simcore.io.atomic import atomic_path
 
 #: Config keys copied into the global attributes of every run file.
-ATTR_KEYS = ("model", "dim", "L", "p", "q", "scheme", "backend", "seed", "t_max",
-             "waiting_times", "samples", "sample_offset", "campaign", "point", "block",
-             "points_per_decade")
+ATTR_KEYS = (
+    "model",
+    "dim",
+    "L",
+    "p",
+    "q",
+    "scheme",
+    "backend",
+    "seed",
+    "t_max",
+    "waiting_times",
+    "samples",
+    "sample_offset",
+    "campaign",
+    "point",
+    "block",
+    "points_per_decade",
+)
 
 
 def run_attributes(cfg: dict, prov: dict[str, str], wall_seconds: float) -> dict:
@@ -20,7 +35,7 @@ def run_attributes(cfg: dict, prov: dict[str, str], wall_seconds: float) -> dict
     attrs: dict = {
         "Conventions": "CF-1.10",
         "title": f"simcore {cfg['model']} run: d={cfg['dim']} L={cfg['L']} p={cfg['p']} "
-                 f"q={cfg['q']} scheme={cfg['scheme']}",
+        f"q={cfg['q']} scheme={cfg['scheme']}",
         "institution": "",
         "source": f"simcore {prov.get('simcore_version', '')}",
     }

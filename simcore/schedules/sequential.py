@@ -8,8 +8,9 @@ acceptance uniform.  Attempts are drawn in batches of ``2 * BATCH`` so that a
 model kernel can prefetch their lattice words before applying them in order:
 the result is the same as one at a time, but cache misses overlap.
 
-The schedule knows nothing of the model; a model's kernel loops
-``for j0 in range(0, N // 2, BATCH): n = draw_batch(...); <apply n attempts>``.
+The schedule knows nothing of the model; a model's kernel numbers the batches
+of a run g = 0, 1, ... (:func:`batches_per_step` per MCS), draws batch g + 1
+with :func:`draw_batch` and prefetches it while it applies batch g.
 (The model's update function is not passed in as an argument because numba
 cannot cache kernels that take functions as arguments.)
 """
@@ -26,8 +27,17 @@ BATCH = 32  # Philox calls per batch (two attempts each)
 
 
 @numba.njit(inline="always", cache=True)
-def draw_batch(sites, us, j0, n_sites, t, sample, k0, k1):
-    """Fill ``sites``/``us`` with attempts 2*j0 .. of step ``t``; returns how many."""
+def batches_per_step(n_sites):
+    """Number of batches in one MCS of ``n_sites`` attempts."""
+    return ((n_sites >> 1) + BATCH - 1) // BATCH
+
+
+@numba.njit(inline="always", cache=True)
+def draw_batch(sites, us, g, t0, n_sites, sample, k0, k1):
+    """Fill ``sites``/``us`` with batch ``g`` of a run starting at MCS ``t0``; returns its size."""
+    per = batches_per_step(n_sites)
+    t = t0 + g // per
+    j0 = (g % per) * BATCH
     nb = min(BATCH, (n_sites >> 1) - j0)
     mask = np.uint32(n_sites - 1)
     for i in range(nb):

@@ -11,8 +11,8 @@ numbering) and are what the schedules call:
 (see :func:`simcore.rng.uniform_threshold`).  The heights are not stored: the
 sum of the returned values fixes the mean height (:mod:`.observables`).
 ``touch(lat, L, site)`` prefetches the words an attempt at ``site`` will use.
-The code is branch-free where the outcome is random: mispredicted branches
-cost more than the few extra instructions.
+The code is branch-free where the outcome is random (mispredicted branches
+cost more than the few extra instructions) and indexes with uint64.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import numpy as np
 
 from simcore.backends.cpu import prefetch
 
+U64 = np.uint64  # unsigned indices: numba skips the negative-index wraparound
 ONE = np.uint32(1)
 THREE = np.uint32(3)
 
@@ -43,25 +44,27 @@ def octahedron_rule(own, nbr, full, u, p_thr, q_thr):
 @numba.njit(inline="always", cache=True)
 def neighbours_1d(L, site):
     """(word, bit) of the site and of its right neighbour in d = 1."""
-    s = np.int64(site)
-    w = s >> 5
-    i = s & 31
-    ex = np.int64(i == 31)
-    return w, i, (w + ex) & ((L >> 5) - 1), (i + 1) & 31
+    s = U64(site)
+    w = s >> U64(5)
+    i = s & U64(31)
+    ex = U64(i == U64(31))  # the neighbour lies in the next word
+    return w, i, (w + ex) & ((U64(L) >> U64(5)) - U64(1)), (i + U64(1)) & U64(31)
 
 
 @numba.njit(inline="always", cache=True)
 def neighbours_2d(L, site):
     """(word, bit offset) of the site's slopes and of the x- and y-slopes it couples to."""
-    s = np.int64(site)
-    WL = L >> 2
-    w = s >> 4
-    i = s & 15
-    ex = np.int64((i & 3) == 3)  # the x-neighbour lies in the next word of the row
-    ey = np.int64(i >= 12)  # the y-neighbour lies in the next row of words
-    wx = (w & ~(WL - 1)) | ((w + ex) & (WL - 1))
-    wy = (w + WL * ey) & (WL * WL - 1)
-    return w, 2 * i, wx, 2 * (i + 1 - 4 * ex), wy, 2 * (i + 4 - 16 * ey) + 1
+    s = U64(site)
+    WL = U64(L) >> U64(2)
+    w = s >> U64(4)
+    i = s & U64(15)
+    ex = U64((i & U64(3)) == U64(3))  # the x-neighbour lies in the next word of the row
+    ey = U64(i >= U64(12))  # the y-neighbour lies in the next row of words
+    wx = (w & ~(WL - U64(1))) | ((w + ex) & (WL - U64(1)))
+    wy = (w + WL * ey) & (WL * WL - U64(1))
+    bx = U64(2) * (i + U64(1)) - U64(8) * ex
+    by = U64(2) * (i + U64(4)) + U64(1) - U64(32) * ey
+    return w, U64(2) * i, wx, bx, wy, by
 
 
 @numba.njit(inline="always", cache=True)
@@ -94,14 +97,14 @@ def attempt_2d(lat, L, site, u, params):
 @numba.njit(inline="always", cache=True)
 def touch_1d(lat, L, site):
     """Prefetch the word of ``site`` (its right neighbour shares it but for 1 in 32)."""
-    prefetch(lat, np.int64(site) >> 5)
+    prefetch(lat, U64(site) >> U64(5))
 
 
 @numba.njit(inline="always", cache=True)
 def touch_2d(lat, L, site):
     """Prefetch the word of ``site`` and, if it lies in the next row of words, its y-neighbour's."""
-    s = np.int64(site)
-    WL = L >> 2
-    w = s >> 4
+    s = U64(site)
+    WL = U64(L) >> U64(2)
+    w = s >> U64(4)
     prefetch(lat, w)
-    prefetch(lat, (w + WL * np.int64((s & 15) >= 12)) & (WL * WL - 1))
+    prefetch(lat, (w + WL * U64((s & U64(15)) >= U64(12))) & (WL * WL - U64(1)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
+from simcore.models.kpz.kernels import sequential_sweeps
 from simcore.models.kpz.lattice import flat_lattice, n_words
 from simcore.models.kpz.observables import (
     height_autocorrelation,
@@ -16,7 +17,6 @@ from simcore.models.kpz.observables import (
     slope_autocorrelation,
     width_and_mean,
 )
-from simcore.models.kpz.kernels import sequential_sweeps
 from simcore.rng import uniform_threshold
 from simcore.sampling import sampling_times
 
@@ -105,23 +105,47 @@ class KPZSimulation:
         """The job's results with CF-style variable attributes (global attributes by the runner)."""
         offset = int(self.cfg["sample_offset"])
         coords = {
-            "sample": ("sample", np.arange(offset, offset + self.samples, dtype=np.int64),
-                       {"long_name": "sample index", "units": "1"}),
-            "time": ("time", self.times, {"long_name": "time", "units": "MCS",
-                                          "comment": "1 MCS = L^d update attempts"}),
+            "sample": (
+                "sample",
+                np.arange(offset, offset + self.samples, dtype=np.int64),
+                {"long_name": "sample index", "units": "1"},
+            ),
+            "time": (
+                "time",
+                self.times,
+                {"long_name": "time", "units": "MCS", "comment": "1 MCS = L^d update attempts"},
+            ),
             "s": ("s", self.waits, {"long_name": "waiting time", "units": "MCS"}),
         }
         hunit = "lattice units are heights in units of the elementary step"
         data = {
-            "W2": (("sample", "time"), st["W2"], {
-                "long_name": "squared interface width W^2", "units": "1", "comment": hunit}),
-            "mean_h": (("sample", "time"), st["mean_h"], {
-                "long_name": "mean height", "units": "1", "comment": hunit}),
-            "C_h": (("sample", "s", "time"), st["C_h"], {
-                "long_name": "height autocorrelation C_h(t, s)", "units": "1",
-                "comment": "mean(h(t)h(s)) - mean(h(t))mean(h(s)) over sites; NaN for t < s"}),
-            "C_s": (("sample", "s", "time"), st["C_s"], {
-                "long_name": "slope autocorrelation C_s(t, s)", "units": "1",
-                "comment": "mean(n(t)n(s)) - mean(n(t))mean(n(s)), n in {0,1}; NaN for t < s"}),
+            "W2": (
+                ("sample", "time"),
+                st["W2"],
+                {"long_name": "squared interface width W^2", "units": "1", "comment": hunit},
+            ),
+            "mean_h": (
+                ("sample", "time"),
+                st["mean_h"],
+                {"long_name": "mean height", "units": "1", "comment": hunit},
+            ),
+            "C_h": (
+                ("sample", "s", "time"),
+                st["C_h"],
+                {
+                    "long_name": "height autocorrelation C_h(t, s)",
+                    "units": "1",
+                    "comment": "mean(h(t)h(s)) - mean(h(t))mean(h(s)) over sites; NaN for t < s",
+                },
+            ),
+            "C_s": (
+                ("sample", "s", "time"),
+                st["C_s"],
+                {
+                    "long_name": "slope autocorrelation C_s(t, s)",
+                    "units": "1",
+                    "comment": "mean(n(t)n(s)) - mean(n(t))mean(n(s)), n in {0,1}; NaN for t < s",
+                },
+            ),
         }
         return xr.Dataset(data, coords=coords)
