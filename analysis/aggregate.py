@@ -29,6 +29,8 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from simcore.io.dataset import write_dataset
+
 #: Attributes that must be equal in all runs of a point.
 MATCH_ATTRS = (
     "model",
@@ -189,28 +191,6 @@ def aggregate(paths: Sequence[str | os.PathLike[str]]) -> xr.Dataset:
     )
     combined.attrs = attrs
     return combined
-
-
-def _encoding(ds: xr.Dataset) -> dict[str, dict[str, Any]]:
-    """Compress floating-point data (C_h/C_s are mostly NaN below the diagonal)."""
-    enc: dict[str, dict[str, Any]] = {}
-    for name, var in ds.data_vars.items():
-        if np.issubdtype(var.dtype, np.floating):
-            enc[name] = {"zlib": True, "complevel": 4}
-    return enc
-
-
-def write_dataset(ds: xr.Dataset, out: str | os.PathLike[str]) -> None:
-    """Write ``ds`` to ``out`` (netCDF4) atomically: temp file in the same directory + rename."""
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f"{out.name}.tmp{os.getpid()}")
-    try:
-        ds.to_netcdf(tmp, engine="netcdf4", format="NETCDF4", encoding=_encoding(ds))
-        os.replace(tmp, out)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -21,7 +21,6 @@ import argparse
 import datetime as _dt
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -29,6 +28,7 @@ import numpy as np
 import xarray as xr
 
 from analysis.stats import default_groups, jackknife
+from simcore.io.dataset import write_dataset
 
 __all__ = [
     "AnalysisInputError",
@@ -303,20 +303,7 @@ def write_atomic(ds: xr.Dataset, out: str | os.PathLike[str]) -> Path:
     Why: Snakemake and readers must never see a half-written file; a crash leaves the
     previous file (if any) untouched and no partial output under the final name.
     """
-    out_path = Path(out)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=out_path.parent, prefix=f".{out_path.name}.", suffix=".nc.tmp")
-    os.close(fd)
-    umask = os.umask(0)
-    os.umask(umask)
-    try:
-        ds.to_netcdf(tmp)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the usual permissions
-        os.replace(tmp, out_path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return out_path
+    return write_dataset(ds, out)
 
 
 def _one_line(exc: BaseException) -> str:

@@ -24,7 +24,6 @@ import argparse
 import math
 import os
 import sys
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,8 @@ import xarray as xr
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, NullFormatter
+
+from simcore.io.atomic import atomic_path
 
 __all__ = [
     "COLUMN_WIDTH",
@@ -201,12 +202,6 @@ def _metadata(name: str, prov: Mapping[str, str], fmt: str) -> dict[str, str]:
     }
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def save_figure(
     fig: Figure,
     out_dir: str | os.PathLike[str],
@@ -221,20 +216,11 @@ def save_figure(
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    mode = 0o666 & ~_umask()
     written = []
     for i, fmt in enumerate(formats):
         target = out / f"{name}.{fmt}"
-        fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{target.name}.", suffix=".tmp")
-        os.close(fd)
-        try:
-            with matplotlib.rc_context(STYLE):
-                fig.savefig(tmp, format=fmt, dpi=300, metadata=_metadata(name, prov, fmt))
-            os.chmod(tmp, mode)  # mkstemp creates 0600; give the file the usual permissions
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with atomic_path(target) as tmp, matplotlib.rc_context(STYLE):
+            fig.savefig(tmp, format=fmt, dpi=300, metadata=_metadata(name, prov, fmt))
         if i == 0:
             fig.set_layout_engine("none")
         written.append(target)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import xarray as xr
 import yaml
 
@@ -52,8 +53,19 @@ def run_attributes(cfg: dict, prov: dict[str, str], wall_seconds: float) -> dict
     return attrs
 
 
-def write_dataset(ds: xr.Dataset, path: str | Path) -> None:
-    """Write ``ds`` as netCDF4 to ``path`` atomically, compressing the data variables."""
-    encoding = {name: {"zlib": True, "complevel": 1} for name in ds.data_vars}
+def write_dataset(ds: xr.Dataset, path: str | Path) -> Path:
+    """Write ``ds`` as netCDF4 to ``path`` atomically, compressing the float variables.
+
+    Every stage of the pipeline writes through here, so no reader ever sees a
+    half-written file (C_h and C_s are mostly NaN below t = s and compress well).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    encoding = {
+        name: {"zlib": True, "complevel": 4}
+        for name, var in ds.data_vars.items()
+        if np.issubdtype(var.dtype, np.floating)
+    }
     with atomic_path(path) as tmp:
-        ds.to_netcdf(tmp, engine="netcdf4", encoding=encoding)
+        ds.to_netcdf(tmp, engine="netcdf4", format="NETCDF4", encoding=encoding)
+    return path
