@@ -397,15 +397,21 @@ def plot_C(datasets: Sequence[xr.Dataset], kind: str = "h") -> Figure:
             ax.set_xlabel("t/s [1]")
             ax.set_ylabel(ylabel)
             ax.set_title(_wrapped_label(ds), fontsize=7)
-            if ax.has_data():  # C decays with t/s: the lower left corner is free
-                ax.legend(title="s [MCS]", loc="lower left", fontsize=7, title_fontsize=7)
+            if ax.has_data():  # C decays from its value at t = s: the upper right is free
+                ax.legend(title="s [MCS]", loc="upper right", fontsize=7, title_fontsize=7)
     return fig
+
+
+#: Largest jackknife error of a drawn lambda/z point (see :func:`plot_lambda_eff`).
+LAMBDA_MAX_ERR = 0.5
 
 
 def plot_lambda_eff(datasets: Sequence[xr.Dataset]) -> Figure:
     """Effective lambda/z vs t/s for heights (left) and slopes (right), one row per point.
 
     Each row is a subfigure titled with the point; one line per waiting time s.
+    Points whose jackknife error exceeds ``LAMBDA_MAX_ERR`` are not drawn: once C has
+    decayed into its noise the local slopes scatter wildly and would set the axis range.
     """
     n = len(datasets)
     height = PANEL_HEIGHT if n == 1 else 0.2 + 2.1 * n
@@ -424,7 +430,7 @@ def plot_lambda_eff(datasets: Sequence[xr.Dataset]) -> Figure:
                     x = np.asarray(ds["t_over_s_mid"].isel(s=k).values, dtype=float)
                     y = np.asarray(ds[name].isel(s=k).values, dtype=float)
                     e = np.asarray(ds[f"{name}_err"].isel(s=k).values, dtype=float)
-                    ok = np.isfinite(y) & (x > 0)
+                    ok = np.isfinite(y) & (x > 0) & (np.nan_to_num(e, nan=np.inf) < LAMBDA_MAX_ERR)
                     if not ok.any():
                         continue
                     ax.errorbar(
