@@ -25,14 +25,14 @@ class Progress:
         if not self.enabled:
             return
         elapsed = time.monotonic() - self.start
-        eta = elapsed * (1 - fraction) / fraction if fraction > 0 else float("nan")
+        eta = f"~{elapsed * (1 - fraction) / fraction:.0f}s left" if fraction > 0 else "? left"
         if self.tty:
             width = 30
             fill = int(round(width * fraction))
             bar = "#" * fill + "-" * (width - fill)
             self.stream.write(
                 f"\r{self.label} [{bar}] {100 * fraction:5.1f}% {detail} "
-                f"{elapsed:.0f}s elapsed, ~{eta:.0f}s left\x1b[K"
+                f"{elapsed:.0f}s elapsed, {eta}\x1b[K"
             )
             self.stream.flush()
         elif fraction >= self._next_log or fraction >= 1.0:

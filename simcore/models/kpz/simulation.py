@@ -68,10 +68,13 @@ class KPZSimulation:
         return min(1.0, (i * t_max + t_now) / (self.samples * t_max))
 
     def describe(self, st: dict) -> str:
-        """Where the job stands, for progress lines."""
+        """Where the job stands, for progress lines (the last sample reached and its time)."""
         i, ti = int(st["sample"]), int(st["ti"])
-        t_now = self.times[ti - 1] if ti > 0 else 0
-        return f"sample {min(i + 1, self.samples)}/{self.samples}, t = {t_now} MCS"
+        if ti == 0 and i > 0:  # sample i - 1 has just reached t_max
+            i, t_now = i - 1, self.times[-1]
+        else:
+            t_now = self.times[ti - 1] if ti > 0 else 0
+        return f"sample {i + 1}/{self.samples}, t = {t_now} MCS"
 
     # -- dynamics ------------------------------------------------------------
     def step(self, st: dict) -> None:
