@@ -29,17 +29,12 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from simcore.config import POINT_KEYS
 from simcore.io.dataset import write_dataset
 
 #: Attributes that must be equal in all runs of a point.
 MATCH_ATTRS = (
-    "model",
-    "dim",
-    "L",
-    "p",
-    "q",
-    "scheme",
-    "backend",
+    *POINT_KEYS,
     "t_max",
     "waiting_times",
     "point",

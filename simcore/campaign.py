@@ -32,6 +32,7 @@ from typing import Any
 
 import yaml
 
+from simcore.config import POINT_KEYS
 from simcore.seeding import job_seed
 
 #: The campaign schema shipped with the workflow (repository layout).
@@ -39,13 +40,7 @@ SCHEMA_PATH = Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "co
 
 #: Keys of a job's run config, in the order they are written (see ARCHITECTURE.md).
 JOB_KEYS = (
-    "model",
-    "dim",
-    "L",
-    "p",
-    "q",
-    "scheme",
-    "backend",
+    *POINT_KEYS,
     "samples",
     "seed",
     "t_max",

@@ -17,6 +17,10 @@ import yaml
 from simcore.models.kpz.lattice import MIN_L
 
 MODELS = ("kpz",)
+
+#: The keys that define a parameter point: runs differing in any of them are never
+#: averaged together (kelling2017 sec. 4.2), and they name the point.
+POINT_KEYS = ("model", "dim", "L", "p", "q", "scheme", "backend")
 SCHEMES = ("sequential",)
 BACKENDS = ("cpu",)
 

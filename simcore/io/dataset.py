@@ -8,17 +8,12 @@ import numpy as np
 import xarray as xr
 import yaml
 
+from simcore.config import POINT_KEYS
 from simcore.io.atomic import atomic_path
 
 #: Config keys copied into the global attributes of every run file.
 ATTR_KEYS = (
-    "model",
-    "dim",
-    "L",
-    "p",
-    "q",
-    "scheme",
-    "backend",
+    *POINT_KEYS,
     "seed",
     "t_max",
     "waiting_times",
