@@ -68,7 +68,7 @@ def test_1d_growth_exponent():
     """1D, L = 4096, 64 samples: beta from W(t) on [100, 1000] MCS is 1/3 within 0.02.
 
     Measured with these sizes: 0.327(5), 0.323(6) (two other seeds) and 0.318(6) (this one).
-    approaches 1/3 from below (corrections ~ t^(-1/3)), so 0.02 is about 3 sigma
+    beta_eff approaches 1/3 from below (corrections ~ t^(-1/3)), so 0.02 is about 3 sigma
     of statistics plus the known finite-time bias; EW (1/4) and random
     deposition (1/2) are excluded by far.
     """
