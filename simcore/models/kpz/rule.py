@@ -3,14 +3,17 @@
 kelling2017 eq. 1: at a local minimum (own slopes all down, the slopes leaving
 the site all up) an octahedron is deposited with probability p; at a local
 maximum it is removed with probability q.  Both flip the 2d slope bits around
-the site.  :func:`octahedron_rule` decides; the ``attempt_*`` functions apply it
-to a site of the packed lattice (:mod:`.lattice`, which also fixes the site
-numbering) and are what the schedules call:
-``attempt(lat, L, site, u, params) -> int`` (+1 deposit, -1 removal, 0) with
-``u`` a uniform uint32 and ``params = (p_threshold, q_threshold)`` as uint64
-(see :func:`simcore.rng.uniform_threshold`).  The heights are not stored: the
-sum of the returned values fixes the mean height (:mod:`.observables`).
-``touch(lat, L, site)`` prefetches the words an attempt at ``site`` will use.
+the site.  :func:`octahedron_rule` decides; the functions below apply it to a
+site of the packed lattice (:mod:`.lattice`, which also fixes the site
+numbering), and a model kernel calls them for the sites a schedule draws:
+``neighbours_*(L, site)`` locates the words and bits an attempt at ``site``
+reads and flips, and ``apply_*(lat, <located>, u, params) -> int`` (+1 deposit,
+-1 removal, 0) performs it, with ``u`` a uniform uint32 and
+``params = (p_threshold, q_threshold)`` as uint64 (see
+:func:`simcore.rng.uniform_threshold`).  Locating is pure arithmetic that a
+kernel can do for a whole batch of sites at once (vectorized, and in time to
+prefetch); applying must follow the order of the attempts.  The heights are not
+stored: the sum of the returned values fixes the mean height (:mod:`.observables`).
 The code is branch-free where the outcome is random (mispredicted branches
 cost more than the few extra instructions) and indexes with uint64.
 """
@@ -19,8 +22,6 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-
-from simcore.backends.cpu import prefetch
 
 U64 = np.uint64  # unsigned indices: numba skips the negative-index wraparound
 ONE = np.uint32(1)
@@ -68,9 +69,8 @@ def neighbours_2d(L, site):
 
 
 @numba.njit(inline="always", cache=True)
-def attempt_1d(lat, L, site, u, params):
-    """One update attempt of the single-step model at ``site``; returns the height change / 2."""
-    w, b, wx, bx = neighbours_1d(L, site)
+def apply_1d(lat, w, b, wx, bx, u, params):
+    """One update attempt of the single-step model at the located site; returns +1, -1 or 0."""
     own = (lat[w] >> np.uint32(b)) & ONE
     nbr = (lat[wx] >> np.uint32(bx)) & ONE
     d = octahedron_rule(own, nbr, ONE, u, params[0], params[1])
@@ -81,9 +81,8 @@ def attempt_1d(lat, L, site, u, params):
 
 
 @numba.njit(inline="always", cache=True)
-def attempt_2d(lat, L, site, u, params):
-    """One update attempt of the octahedron model at ``site``; returns the height change / 2."""
-    w, b, wx, bx, wy, by = neighbours_2d(L, site)
+def apply_2d(lat, w, b, wx, bx, wy, by, u, params):
+    """One update attempt of the octahedron model at the located site; returns +1, -1 or 0."""
     own = (lat[w] >> np.uint32(b)) & THREE
     nbr = ((lat[wx] >> np.uint32(bx)) & ONE) | (((lat[wy] >> np.uint32(by)) & ONE) << ONE)
     d = octahedron_rule(own, nbr, THREE, u, params[0], params[1])
@@ -92,19 +91,3 @@ def attempt_2d(lat, L, site, u, params):
     lat[wx] ^= f << np.uint32(bx)
     lat[wy] ^= f << np.uint32(by)
     return d
-
-
-@numba.njit(inline="always", cache=True)
-def touch_1d(lat, L, site):
-    """Prefetch the word of ``site`` (its right neighbour shares it but for 1 in 32)."""
-    prefetch(lat, U64(site) >> U64(5))
-
-
-@numba.njit(inline="always", cache=True)
-def touch_2d(lat, L, site):
-    """Prefetch the word of ``site`` and, if it lies in the next row of words, its y-neighbour's."""
-    s = U64(site)
-    WL = U64(L) >> U64(2)
-    w = s >> U64(4)
-    prefetch(lat, w)
-    prefetch(lat, (w + WL * U64((s & U64(15)) >= U64(12))) & (WL * WL - U64(1)))
