@@ -32,7 +32,7 @@ from typing import Any
 
 import yaml
 
-from simcore.config import POINT_KEYS
+from simcore.config import POINT_KEYS, ConfigError, validate_run_config
 from simcore.seeding import job_seed
 
 #: The campaign schema shipped with the workflow (repository layout).
@@ -52,8 +52,6 @@ JOB_KEYS = (
     "block",
 )
 
-#: Smallest lattice size per dimension (ARCHITECTURE.md).
-MIN_L = {1: 32, 2: 4}
 
 #: Characters allowed in point and campaign names (also the Snakemake wildcard constraint).
 NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.\-]*"
@@ -287,18 +285,8 @@ def _expand_entry(cfg: Mapping[str, Any], idx: int, entry: Mapping[str, Any]) ->
     dim = int(entry["dim"])
     t_max = int(setting("t_max"))
     waiting = [int(s) for s in setting("waiting_times")]
-    bad = [s for s in waiting if not 1 <= s <= t_max]
-    if bad:
-        raise ValueError(
-            f"campaign config: {where}.waiting_times: {bad[0]} not in [1, t_max={t_max}]"
-        )
     if len(set(waiting)) != len(waiting):
         raise ValueError(f"campaign config: {where}.waiting_times: repeated value in {waiting}")
-    for L in _as_list(entry["L"]):
-        if L < MIN_L[dim] or L & (L - 1):
-            raise ValueError(
-                f"campaign config: {where}.L: {L} is not a power of two >= {MIN_L[dim]} (d={dim})"
-            )
     common = {
         "model": str(cfg["model"]),
         "dim": dim,
@@ -316,8 +304,7 @@ def _expand_entry(cfg: Mapping[str, Any], idx: int, entry: Mapping[str, Any]) ->
         _as_list(entry["scheme"]),
         _as_list(setting("backend")),
     ):
-        if p + q > 1 + 1e-12:
-            raise ValueError(f"campaign config: {where}: p + q = {p} + {q} > 1")
+        _check_run_config(where, common, L, p, q, scheme, backend)
         name = point_name(common["model"], dim, L, p, q, scheme, backend)
         points.append(
             Point(
@@ -331,6 +318,33 @@ def _expand_entry(cfg: Mapping[str, Any], idx: int, entry: Mapping[str, Any]) ->
             )
         )
     return points
+
+
+def _check_run_config(
+    where: str, common: Mapping[str, Any], L: Any, p: Any, q: Any, scheme: Any, backend: Any
+) -> None:
+    """Check a point with the engine's own run-config validation (one source of truth:
+    L a power of two above the minimum, p + q <= 1, waiting times in [1, t_max], ...)."""
+    probe = {
+        "model": common["model"],
+        "dim": common["dim"],
+        "L": L,
+        "p": p,
+        "q": q,
+        "scheme": scheme,
+        "backend": backend,
+        "samples": 1,
+        "seed": 0,
+        "t_max": common["t_max"],
+        "waiting_times": list(common["waiting_times"]),
+        "points_per_decade": common["points_per_decade"],
+    }
+    try:
+        validate_run_config(probe)
+    except ConfigError as exc:
+        raise ValueError(
+            f"campaign config: {where}.{exc.key}: {exc.value!r}: {exc.reason}"
+        ) from None
 
 
 def load_campaign(

@@ -14,9 +14,11 @@ from typing import Any
 
 import yaml
 
-from simcore.models.kpz.lattice import MIN_L
-
 MODELS = ("kpz",)
+
+#: Smallest lateral size per dimension (one full uint32 word along each axis of the
+#: packed KPZ lattice, see simcore.models.kpz.lattice).
+MIN_L = {1: 32, 2: 4}
 
 #: The keys that define a parameter point: runs differing in any of them are never
 #: averaged together (kelling2017 sec. 4.2), and they name the point.

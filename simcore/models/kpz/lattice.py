@@ -22,9 +22,6 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-#: Smallest lateral size per dimension (one full word along each axis).
-MIN_L = {1: 32, 2: 4}
-
 
 def n_words(dim: int, L: int) -> int:
     """Number of uint32 words of one lattice."""
