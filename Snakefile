@@ -38,6 +38,7 @@ rule all:
     input:
         DATASETS,
         FIGURES,
+        PAPER_FIGURES,
 
 
 rule datasets:

@@ -44,6 +44,157 @@ def bench_sequential(
     return rates
 
 
+BENCH_CSV_FIELDS = (
+    "scheme", "tc", "domain", "p", "q", "L", "samples", "backend", "device", "threads",
+    "attempts_per_ns", "seconds_per_mcs", "commit",
+)  # fmt: skip
+
+
+def dd_config(
+    scheme: str,
+    tc: list[int],
+    domain: list[int],
+    backend: str,
+    L: int,
+    p: float,
+    q: float,
+    samples: int,
+) -> dict:
+    """A validated run config for benchmarking a DD scheme (bad values: ConfigError)."""
+    from simcore.config import validate_run_config
+
+    return validate_run_config(
+        {
+            "model": "kpz", "dim": 2, "L": L, "p": p, "q": q, "scheme": scheme,
+            "backend": backend, "tc": list(tc), "domain": list(domain), "samples": samples,
+            "seed": 1, "t_max": 2**20,
+        }
+    )  # fmt: skip
+
+
+def bench_dd(
+    cfg: dict, mcs: int, repeats: int, warmup: int, cells_per_thread: int = 0
+) -> tuple[list[float], str, int]:
+    """Attempts per ns of a DD scheme, one value per repeat; also the device and threads.
+
+    All ``samples`` of the config advance together (on the GPU in the same
+    launches), and count as samples x L^2 attempts per MCS.  The lattices are
+    roughened for ``warmup`` MCS first (this also compiles the kernels).
+    """
+    from simcore.models.kpz.lattice import flat_lattice
+    from simcore.rng import uniform_threshold
+    from simcore.schedules.decomposed import geometry_from_config
+
+    geo = geometry_from_config(cfg)
+    params = (np.uint64(uniform_threshold(cfg["p"])), np.uint64(uniform_threshold(cfg["q"])))
+    S, L = int(cfg["samples"]), int(cfg["L"])
+    attempts = S * L * L
+    rates = []
+    if cfg["backend"] == "gpu":
+        import cupy as cp
+
+        from simcore.models.kpz.gpu import DDKernel, device_name
+
+        kern = DDKernel(geo, params, cells_per_thread)
+        lat = cp.tile(cp.asarray(flat_lattice(2, L)), (S, 1))
+        net = cp.zeros(S, dtype=cp.int64)
+        kern.sweeps(lat, net, 0, warmup, 0, 1, 2)
+        t = warmup
+        for _ in range(repeats):
+            start, stop = cp.cuda.Event(), cp.cuda.Event()
+            start.record()
+            kern.sweeps(lat, net, t, mcs, 0, 1, 2)
+            stop.record()
+            stop.synchronize()
+            seconds = cp.cuda.get_elapsed_time(start, stop) / 1e3
+            rates.append(mcs * attempts / seconds / 1e9)
+            t += mcs
+        return rates, device_name(), geo.threads // kern.cpt
+    import numba
+
+    from simcore.models.kpz.decomposed import dd_sweeps
+
+    lats = [flat_lattice(2, L) for _ in range(S)]
+    g = geo.as_array()
+    for i, lat in enumerate(lats):
+        dd_sweeps(lat, g, 0, warmup, i, 1, 2, params)
+    t = warmup
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for i, lat in enumerate(lats):
+            dd_sweeps(lat, g, t, mcs, i, 1, 2, params)
+        rates.append(mcs * attempts / (time.perf_counter() - start) / 1e9)
+        t += mcs
+    return rates, cpu_name(), numba.get_num_threads()
+
+
+def run_bench_dd(
+    schemes: list[str],
+    tcs: list[list[int]],
+    domain: list[int],
+    backend: str,
+    sizes: list[int],
+    p: float,
+    q: float,
+    samples: int,
+    mcs: int,
+    repeats: int,
+    warmup: int,
+    append: str | None,
+    csv_path: str | None,
+    cells_per_thread: int = 0,
+) -> str:
+    """Benchmark DD schemes over TCs and sizes; markdown report, optional CSV rows."""
+    import csv
+    import os
+
+    rows = []
+    device = ""
+    commit = git_commit() or "n/a"
+    for scheme in schemes:
+        for tc in tcs:
+            for L in sizes:
+                cfg = dd_config(scheme, tc, domain, backend, L, p, q, samples)
+                rates, device, threads = bench_dd(cfg, mcs, repeats, warmup, cells_per_thread)
+                med = statistics.median(rates)
+                rows.append((scheme, tc, L, med, min(rates), max(rates), threads))
+                print(f"{scheme} TC={tc} L={L}: median {med:.3f} attempts/ns", file=sys.stderr)
+                if csv_path:
+                    new = not os.path.exists(csv_path)
+                    with open(csv_path, "a", newline="") as fh:
+                        w = csv.writer(fh)
+                        if new:
+                            w.writerow(BENCH_CSV_FIELDS)
+                        for r in rates:
+                            w.writerow(
+                                [scheme, f"{tc[0]},{tc[1]}", f"{domain[0]}x{domain[1]}", p, q,
+                                 L, samples, backend, device, threads, f"{r:.6g}",
+                                 f"{samples * L * L / (r * 1e9):.6g}", commit]
+                            )  # fmt: skip
+    cmd = "simcore " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    lines = [
+        f"### DD KPZ kernels, {backend}, p={p:g}, q={q:g} ({now_iso()[:10]})",
+        "",
+        f"- device: {device}; domain {domain[0]}x{domain[1]} sites, {samples} sample(s) per launch",
+        f"- simcore {simcore_version()}, commit `{commit}`",
+        f"- command: `{cmd}`",
+        "",
+        "| scheme | TC | L | GPU threads (or CPU threads) per domain | median attempts/ns "
+        "| min | max |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for scheme, tc, L, med, lo, hi, threads in rows:
+        lines.append(
+            f"| {scheme} | {tc[0]},{tc[1]} | 2^{L.bit_length() - 1} | {threads} | {med:.3f} "
+            f"| {lo:.3f} | {hi:.3f} |"
+        )
+    report = "\n".join(lines) + "\n"
+    if append:
+        with open(append, "a") as fh:
+            fh.write("\n" + report)
+    return report
+
+
 def run_bench(
     kernel: str,
     dims: list[int],

@@ -32,7 +32,8 @@ from typing import Any
 
 import yaml
 
-from simcore.config import POINT_KEYS, ConfigError, validate_run_config
+from simcore.config import POINT_KEYS, RUN_KEYS, ConfigError, validate_run_config
+from simcore.schedules.decomposed import parse_scheme
 from simcore.seeding import job_seed
 
 #: The campaign schema shipped with the workflow (repository layout).
@@ -52,6 +53,9 @@ JOB_KEYS = (
     "block",
 )
 
+
+#: Run-config keys of the domain decomposition, written only for DD schemes.
+DD_KEYS = ("tc", "domain", "t_async", "border")
 
 #: Characters allowed in point and campaign names (also the Snakemake wildcard constraint).
 NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.\-]*"
@@ -148,11 +152,36 @@ def format_number(x: float) -> str:
     return text if text not in ("-0", "") else "0"
 
 
-def point_name(model: str, dim: int, L: int, p: float, q: float, scheme: str, backend: str) -> str:
-    """Canonical point name, e.g. ``kpz_d2_L256_p1_q0_sequential_cpu``."""
-    return (
+def point_name(
+    model: str,
+    dim: int,
+    L: int,
+    p: float,
+    q: float,
+    scheme: str,
+    backend: str,
+    dd: Mapping[str, Any] | None = None,
+) -> str:
+    """Canonical point name, e.g. ``kpz_d2_L256_p1_q0_sequential_cpu``.
+
+    DD schemes append their decomposition (``dd``: tc, domain, t_async, border):
+    ``..._DTrDT_gpu_D128x128_tc1-1``, plus ``_ta0.5`` and ``_w5`` where t_async
+    and border are set, since runs of different decompositions are different points.
+    """
+    name = (
         f"{model}_d{int(dim)}_L{int(L)}_p{format_number(p)}_q{format_number(q)}_{scheme}_{backend}"
     )
+    parsed = parse_scheme(scheme)
+    if parsed is None or dd is None:
+        return name
+    name += f"_D{dd['domain'][0]}x{dd['domain'][1]}"
+    if parsed[1]:
+        name += f"_tc{dd['tc'][0]}-{dd['tc'][1]}"
+    if float(dd["t_async"]) != 1.0:
+        name += f"_ta{format_number(dd['t_async'])}"
+    if dd.get("border") is not None:
+        name += f"_w{int(dd['border'])}"
+    return name
 
 
 def n_blocks(samples: int, samples_per_job: int) -> int:
@@ -175,6 +204,10 @@ class Point:
     q: float
     scheme: str
     backend: str
+    tc: tuple[int, int]
+    domain: tuple[int, int]
+    t_async: float
+    border: int | None
     t_max: int
     waiting_times: tuple[int, ...]
     points_per_decade: int
@@ -206,6 +239,9 @@ class Campaign:
     seed: int
     points: tuple[Point, ...]
     resources: Mapping[str, float]
+    threads: int = 1
+    paper_figures: tuple[str, ...] = ()
+    benchmarks: tuple[str, ...] = ()
     _index: dict[str, Point] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -245,6 +281,10 @@ class Campaign:
             "q": pt.q,
             "scheme": pt.scheme,
             "backend": pt.backend,
+            "tc": list(pt.tc),
+            "domain": list(pt.domain),
+            "t_async": pt.t_async,
+            "border": pt.border,
             "samples": pt.block_samples(block),
             "seed": job_seed(self.seed, self.name, pt.name, block),
             "t_max": pt.t_max,
@@ -255,8 +295,17 @@ class Campaign:
             "point": pt.name,
             "block": block,
         }
-        assert tuple(cfg) == JOB_KEYS
+        if parse_scheme(pt.scheme) is None:  # the DD keys mean nothing to sequential jobs
+            for key in DD_KEYS:
+                del cfg[key]
         return cfg
+
+    def job_threads(self, point: str) -> int:
+        """CPU threads of a job of ``point``: ``threads`` for CPU DD schemes, else 1."""
+        pt = self.point(point)
+        if pt.backend == "cpu" and parse_scheme(pt.scheme) is not None:
+            return self.threads
+        return 1
 
     def job_resources(self, point: str, block: int, attempt: int = 1) -> dict[str, int]:
         """Snakemake resources (``runtime`` in minutes, ``mem_mb``) of one job.
@@ -296,16 +345,25 @@ def _expand_entry(cfg: Mapping[str, Any], idx: int, entry: Mapping[str, Any]) ->
         "samples": int(setting("samples")),
         "samples_per_job": int(setting("samples_per_job")),
     }
+    tcs = entry.get("tc", RUN_KEYS["tc"][1])
+    tcs = tcs if tcs and isinstance(tcs[0], list) else [tcs]  # one pair or a list of pairs
+    fixed = {
+        "domain": tuple(entry.get("domain", RUN_KEYS["domain"][1])),
+        "t_async": float(entry.get("t_async", RUN_KEYS["t_async"][1])),
+        "border": entry.get("border", RUN_KEYS["border"][1]),
+    }
     points = []
-    for L, p, q, scheme, backend in itertools.product(
+    for L, p, q, scheme, backend, tc in itertools.product(
         _as_list(entry["L"]),
         _as_list(entry["p"]),
         _as_list(entry["q"]),
         _as_list(entry["scheme"]),
         _as_list(setting("backend")),
+        tcs,
     ):
-        _check_run_config(where, common, L, p, q, scheme, backend)
-        name = point_name(common["model"], dim, L, p, q, scheme, backend)
+        dd = {"tc": tuple(tc), **fixed}
+        _check_run_config(where, common, L, p, q, scheme, backend, dd)
+        name = point_name(common["model"], dim, L, p, q, scheme, backend, dd)
         points.append(
             Point(
                 name=name,
@@ -314,6 +372,7 @@ def _expand_entry(cfg: Mapping[str, Any], idx: int, entry: Mapping[str, Any]) ->
                 q=float(q),
                 scheme=str(scheme),
                 backend=str(backend),
+                **dd,
                 **common,
             )
         )
@@ -321,7 +380,14 @@ def _expand_entry(cfg: Mapping[str, Any], idx: int, entry: Mapping[str, Any]) ->
 
 
 def _check_run_config(
-    where: str, common: Mapping[str, Any], L: Any, p: Any, q: Any, scheme: Any, backend: Any
+    where: str,
+    common: Mapping[str, Any],
+    L: Any,
+    p: Any,
+    q: Any,
+    scheme: Any,
+    backend: Any,
+    dd: Mapping[str, Any],
 ) -> None:
     """Check a point with the engine's own run-config validation (one source of truth:
     L a power of two above the minimum, p + q <= 1, waiting times in [1, t_max], ...)."""
@@ -333,6 +399,10 @@ def _check_run_config(
         "q": q,
         "scheme": scheme,
         "backend": backend,
+        "tc": list(dd["tc"]),
+        "domain": list(dd["domain"]),
+        "t_async": dd["t_async"],
+        "border": dd["border"],
         "samples": 1,
         "seed": 0,
         "t_max": common["t_max"],
@@ -385,6 +455,9 @@ def load_campaign(
         seed=int(cfg["seed"]),
         points=tuple(points),
         resources=dict(cfg["job_resources"]),
+        threads=int(cfg["threads"]),
+        paper_figures=tuple(cfg["paper_figures"]),
+        benchmarks=tuple(cfg["benchmarks"]),
     )
 
 
@@ -401,13 +474,16 @@ def job_resources(
     attempt: int = 1,
     *,
     updates_per_second: float = 1e7,
+    gpu_updates_per_second: float = 2e10,
     safety: float = 2.0,
     min_runtime: int = 10,
     base_mem_mb: int = 1024,
 ) -> dict[str, int]:
     """Resource request of one simulate job from its run config: a simple, documented guess.
 
-    * work = ``L**dim * t_max * samples`` site-update attempts;
+    * work = ``L**dim * t_max * samples`` site-update attempts, at ``updates_per_second``
+      (one CPU core) or ``gpu_updates_per_second`` (backend gpu, which also asks for
+      ``gpu`` = 1);
     * ``runtime`` [min] = ``max(min_runtime, ceil(safety * work / updates_per_second / 60))``,
       multiplied by ``2**(attempt - 1)`` so a retry after a timeout asks for more;
     * ``mem_mb`` = ``base_mem_mb`` + 3 x (lattice state: 8 bytes x N x (4 + 2 n_s), for
@@ -420,12 +496,14 @@ def job_resources(
     n_s = len(job["waiting_times"])
     scale = 2 ** max(int(attempt) - 1, 0)
     work = n_sites * t_max * samples
-    runtime = max(int(min_runtime), math.ceil(safety * work / updates_per_second / 60.0))
+    gpu = job.get("backend") == "gpu"
+    rate = gpu_updates_per_second if gpu else updates_per_second
+    runtime = max(int(min_runtime), math.ceil(safety * work / rate / 60.0))
     n_times = n_times_estimate(t_max, int(job.get("points_per_decade", 10)), n_s)
     state_bytes = 8 * n_sites * (4 + 2 * n_s)
     result_bytes = 8 * samples * n_times * (2 + 2 * n_s)
     mem_mb = int(base_mem_mb) + math.ceil(3 * (state_bytes + result_bytes) / 2**20)
-    return {"runtime": runtime * scale, "mem_mb": mem_mb * scale}
+    return {"runtime": runtime * scale, "mem_mb": mem_mb * scale, "gpu": int(gpu)}
 
 
 def job_config_yaml(job: Mapping[str, Any]) -> str:

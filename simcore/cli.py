@@ -56,7 +56,11 @@ def _parser() -> argparse.ArgumentParser:
         description="Benchmark a kernel and print a markdown table with machine, commit and "
         "command, for BENCHMARKS.md.",
     )
-    bench.add_argument("kernel", choices=["sequential"], help="which kernel")
+    bench.add_argument(
+        "kernel",
+        choices=["sequential", "dd"],
+        help="sequential: the random-sequential CPU kernel; dd: domain-decomposition schemes",
+    )
     bench.add_argument("--dim", type=int, nargs="+", default=[2], choices=[1, 2])
     bench.add_argument(
         "--L", type=int, nargs="+", default=[4096, 16384], help="lateral sizes (powers of two)"
@@ -67,7 +71,30 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("-p", type=float, default=1.0)
     bench.add_argument("-q", type=float, default=0.0)
     bench.add_argument("--append", metavar="FILE", help="append the report to FILE")
+    dd = bench.add_argument_group("dd kernel")
+    dd.add_argument("--scheme", nargs="+", default=["DTrDT"], help="DD schemes, e.g. DTrDB")
+    dd.add_argument(
+        "--tc", nargs="+", default=["1,1"], help="thread cells a,b (log2 words), e.g. 1,1 3,2"
+    )
+    dd.add_argument("--domain", default="128,128", help="device-layer domain Dx,Dy in sites")
+    dd.add_argument("--backend", default="gpu", choices=["cpu", "gpu"])
+    dd.add_argument("--samples", type=int, default=1, help="samples per launch")
+    dd.add_argument("--csv", metavar="FILE", help="append one row per repeat to this CSV")
+    dd.add_argument(
+        "--cells-per-thread",
+        type=int,
+        default=0,
+        help="gpu: thread cells per GPU thread (0: the default; results do not depend on it)",
+    )
     return ap
+
+
+def _int_pair(key: str, text: str) -> list[int]:
+    try:
+        a, b = (int(x) for x in text.split(","))
+    except ValueError:
+        raise ConfigError(key, text, "must be two integers like 1,1") from None
+    return [a, b]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,6 +106,29 @@ def main(argv: list[str] | None = None) -> int:
 
             cfg = load_run_config(args.config)
             return run_job(cfg, args.out, max_wall=args.max_wall, progress=not args.quiet)
+        if args.command == "bench" and args.kernel == "dd":
+            from simcore.bench import run_bench_dd
+
+            print(
+                run_bench_dd(
+                    args.scheme,
+                    [_int_pair("--tc", t) for t in args.tc],
+                    _int_pair("--domain", args.domain),
+                    args.backend,
+                    args.L,
+                    args.p,
+                    args.q,
+                    args.samples,
+                    args.mcs,
+                    args.repeats,
+                    args.warmup,
+                    args.append,
+                    args.csv,
+                    args.cells_per_thread,
+                ),
+                end="",
+            )
+            return 0
         if args.command == "bench":
             from simcore.bench import run_bench
 

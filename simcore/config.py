@@ -14,6 +14,13 @@ from typing import Any
 
 import yaml
 
+from simcore.schedules.decomposed import (
+    all_schemes,
+    geometry_from_config,
+    geometry_problem,
+    parse_scheme,
+)
+
 MODELS = ("kpz",)
 
 #: Smallest lateral size per dimension (one full uint32 word along each axis of the
@@ -22,9 +29,11 @@ MIN_L = {1: 32, 2: 4}
 
 #: The keys that define a parameter point: runs differing in any of them are never
 #: averaged together (kelling2017 sec. 4.2), and they name the point.
-POINT_KEYS = ("model", "dim", "L", "p", "q", "scheme", "backend")
-SCHEMES = ("sequential",)
-BACKENDS = ("cpu",)
+POINT_KEYS = (
+    "model", "dim", "L", "p", "q", "scheme", "backend", "tc", "domain", "t_async", "border",
+)  # fmt: skip
+SCHEMES = ("sequential", *all_schemes())
+BACKENDS = ("cpu", "gpu")
 
 #: key -> (required, default, description)
 RUN_KEYS: dict[str, tuple[bool, Any, str]] = {
@@ -33,8 +42,12 @@ RUN_KEYS: dict[str, tuple[bool, Any, str]] = {
     "L": (True, None, "lateral size, a power of two"),
     "p": (True, None, "deposition probability"),
     "q": (True, None, "removal probability"),
-    "scheme": (False, "sequential", "site-selection scheme"),
-    "backend": (False, "cpu", "where it runs"),
+    "scheme": (False, "sequential", "site selection: sequential or a DD scheme, e.g. DTrDB"),
+    "backend": (False, "cpu", "where it runs: cpu or gpu"),
+    "tc": (False, [1, 1], "DD thread cell (log2 words in x, y) of the block layer"),
+    "domain": (False, [128, 128], "DD device-layer domain size in sites (x, y)"),
+    "t_async": (False, 1.0, "DD asynchronous interval in MCS (1, 1/2, 1/4, ...)"),
+    "border": (False, None, "DB/cDB dead-border width in sites (default 5 / 1)"),
     "samples": (True, None, "independent samples in this job"),
     "seed": (True, None, "64-bit job seed"),
     "t_max": (True, None, "last time in MCS"),
@@ -133,7 +146,48 @@ def validate_run_config(raw: Any) -> dict:
     if isinstance(ci, bool) or not isinstance(ci, int | float) or ci <= 0:
         raise ConfigError("checkpoint_interval", ci, "must be a positive number of seconds")
     cfg["checkpoint_interval"] = float(ci)
+    _check_decomposition(cfg)
     return cfg
+
+
+def _pair(cfg: dict, key: str) -> list[int]:
+    v = cfg[key]
+    if (
+        not isinstance(v, list | tuple)
+        or len(v) != 2
+        or any(isinstance(x, bool) or not isinstance(x, int) for x in v)
+    ):
+        raise ConfigError(key, v, "must be a list of two integers")
+    return [int(x) for x in v]
+
+
+def _check_decomposition(cfg: dict) -> None:
+    """Check the DD keys (see simcore.schedules.decomposed) against scheme, backend and L."""
+    cfg["tc"], cfg["domain"] = _pair(cfg, "tc"), _pair(cfg, "domain")
+    ta = cfg["t_async"]
+    if isinstance(ta, bool) or not isinstance(ta, int | float) or not 0 < ta <= 1:
+        raise ConfigError("t_async", ta, "must be a number in (0, 1] (MCS)")
+    cfg["t_async"] = float(ta)
+    b = cfg["border"]
+    if b is not None and (isinstance(b, bool) or not isinstance(b, int)):
+        raise ConfigError("border", b, "must be an integer number of sites")
+    parsed = parse_scheme(cfg["scheme"])
+    if parsed is None:
+        if cfg["backend"] != "cpu":
+            raise ConfigError("backend", cfg["backend"], "the sequential scheme runs on cpu only")
+        return
+    if cfg["dim"] != 2:
+        raise ConfigError("scheme", cfg["scheme"], "domain decomposition is implemented for dim 2")
+    if cfg["backend"] == "gpu" and not parsed[1]:
+        raise ConfigError(
+            "scheme", cfg["scheme"], "the gpu backend needs a block layer (e.g. DTrDT, DTrDB)"
+        )
+    geo = geometry_from_config(cfg)
+    problem = geometry_problem(geo)
+    if problem is not None:
+        raise ConfigError(*problem)
+    if cfg["t_max"] * geo.phases >= 2**32:
+        raise ConfigError("t_max", cfg["t_max"], f"t_max x {geo.phases} phases must be < 2^32")
 
 
 def load_run_config(path: str | Path) -> dict:

@@ -46,7 +46,7 @@ def run_job(
                 f"checkpoint {ckpt} was written for another config; delete it to start afresh",
             )
         wall_before = float(saved.pop("wall_seconds"))
-        state = {k: (int(v) if v.ndim == 0 else v) for k, v in saved.items()}
+        state = sim.from_host({k: (int(v) if v.ndim == 0 else v) for k, v in saved.items()})
         bar.message(f"resuming from checkpoint ({sim.describe(state)})")
     else:
         state = sim.initial_state()
@@ -56,7 +56,8 @@ def run_job(
 
     def save() -> None:
         wall = wall_before + time.monotonic() - start
-        save_checkpoint(ckpt, {**state, "config_hash": chash, "wall_seconds": wall})
+        host = sim.to_host(state)
+        save_checkpoint(ckpt, {**host, "config_hash": chash, "wall_seconds": wall})
 
     while not sim.done(state):
         sim.step(state)
@@ -78,7 +79,7 @@ def run_job(
     bar.close()
     wall = wall_before + time.monotonic() - start
     ds = sim.to_dataset(state)
-    ds.attrs = run_attributes(cfg, provenance(cfg["backend"]), wall)
+    ds.attrs = run_attributes(cfg, provenance(cfg["backend"], sim.device_name()), wall)
     write_dataset(ds, out)
     ckpt.unlink(missing_ok=True)
     return EXIT_OK

@@ -37,7 +37,9 @@ def run_attributes(cfg: dict, prov: dict[str, str], wall_seconds: float) -> dict
     }
     for key in ATTR_KEYS:
         v = cfg[key]
-        if key == "seed":
+        if v is None:
+            v = "default"  # netCDF has no null attribute
+        elif key == "seed":
             v = str(v)  # netCDF has no unsigned 64-bit attribute type everywhere
         elif isinstance(v, list):
             v = [int(x) for x in v] if v else ""

@@ -3,9 +3,30 @@
 from __future__ import annotations
 
 
+def require_gpu() -> None:
+    """Raise a one-line ConfigError unless CuPy and a CUDA device are usable."""
+    from simcore.config import ConfigError
+
+    try:
+        import cupy
+
+        n = cupy.cuda.runtime.getDeviceCount()
+    except Exception as exc:  # noqa: BLE001 - import error, no driver, ...: all say "no GPU"
+        raise ConfigError(
+            "backend", "gpu", f"needs CuPy and a CUDA GPU (pip install -e .[gpu]): {exc}"
+        ) from None
+    if n < 1:
+        raise ConfigError("backend", "gpu", "no CUDA device is visible")
+
+
 def make_simulation(cfg: dict):
     """The simulation object of a validated run config."""
     if cfg["model"] == "kpz":
+        if cfg["backend"] == "gpu":
+            require_gpu()
+            from simcore.models.kpz.gpu_simulation import KPZGPUSimulation
+
+            return KPZGPUSimulation(cfg)
         from simcore.models.kpz.simulation import KPZSimulation
 
         return KPZSimulation(cfg)

@@ -35,3 +35,54 @@ rule figures:
         mem_mb=lambda wildcards, input: 2048 + 3 * int(input.size_mb),
     shell:
         "python -m analysis.figures --out-dir {params.out_dir:q} {input:q} > {log:q} 2>&1"
+
+
+rule paper_figure:
+    """A comparison figure of the papers (campaign key `paper_figures`) from all points.
+
+    fig3b: C_s(t, s) vs t/s per scheme; fig4: C_h and lambda_eff per scheme and TC;
+    fig6: beta_eff with kelling2017's asymptotic beta; performance: from the benchmarks.
+    """
+    input:
+        lambda wildcards: (
+            bench_csv(wildcards) if wildcards.fig == "performance" else campaign_analyses(wildcards)
+        ),
+    output:
+        expand("results/{{campaign}}/figures/paper_{{fig}}.{ext}", ext=FIGURE_FORMATS),
+    log:
+        "results/{campaign}/logs/paper_{fig}.log",
+    wildcard_constraints:
+        fig="fig3b|fig4|fig6|performance",
+    params:
+        out_dir=lambda wildcards: f"results/{wildcards.campaign}/figures",
+    resources:
+        runtime=30,
+    shell:
+        "python -m analysis.paper_figures {wildcards.fig} --out-dir {params.out_dir:q} "
+        "--name paper_{wildcards.fig} {input:q} > {log:q} 2>&1"
+
+
+rule benchmark:
+    """The campaign's `benchmarks` (simcore bench dd argument lines), one CSV row per repeat."""
+    output:
+        "results/{campaign}/bench/bench.csv",
+    log:
+        "results/{campaign}/logs/bench.log",
+    params:
+        lines=lambda wildcards: CAMPAIGN.benchmarks,
+    resources:
+        gpu=1,
+        runtime=60,
+    run:
+        import shlex
+        import subprocess
+        import tempfile
+        from pathlib import Path
+
+        tmp = Path(tempfile.mkdtemp(dir=Path(output[0]).parent.parent))
+        with open(log[0], "w") as fh:
+            for line in params.lines:
+                cmd = ["simcore", "bench", "dd", *shlex.split(line), "--csv", str(tmp / "b.csv")]
+                subprocess.run(cmd, check=True, stdout=fh, stderr=subprocess.STDOUT)
+        (tmp / "b.csv").rename(output[0])
+        tmp.rmdir()

@@ -54,6 +54,19 @@ def job_resource(key):
     return get
 
 
+def job_threads(wildcards):
+    """CPU threads of a simulate job: 1, or the campaign's `threads` for CPU DD schemes."""
+    return CAMPAIGN.job_threads(wildcards.point)
+
+
+PAPER_FIGURES = expand(
+    "results/{campaign}/figures/paper_{fig}.{ext}",
+    campaign=CAMPAIGN.name,
+    fig=CAMPAIGN.paper_figures,
+    ext=FIGURE_FORMATS,
+)
+
+
 def point_runs(wildcards):
     """All run files (one per block) of a point, in block order."""
     point = CAMPAIGN.point(wildcards.point)
@@ -63,6 +76,11 @@ def point_runs(wildcards):
         point=point.name,
         block=point.blocks,
     )
+
+
+def bench_csv(wildcards):
+    """The campaign's benchmark table."""
+    return f"results/{wildcards.campaign}/bench/bench.csv"
 
 
 def campaign_analyses(wildcards):

@@ -31,10 +31,11 @@ rule simulate:
         "results/{campaign}/runs/{point}/b{block}.nc",
     log:
         "results/{campaign}/logs/simulate/{point}/b{block}.log",
-    threads: 1
+    threads: job_threads
     resources:
         runtime=job_resource("runtime"),
         mem_mb=job_resource("mem_mb"),
+        gpu=job_resource("gpu"),
     shell:
         "NUMBA_NUM_THREADS={threads} OMP_NUM_THREADS={threads} "
         "simcore run {input:q} --out {output:q} > {log:q} 2>&1"

@@ -1,4 +1,4 @@
-"""One KPZ job: samples x sampling times, random-sequential dynamics on the CPU.
+"""One KPZ job on the CPU: samples x sampling times, random-sequential or a DD scheme.
 
 The job state is a dict of plain arrays and integers (see :meth:`initial_state`)
 so that the runner can checkpoint and restore it without knowing the model.
@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
+from simcore.models.kpz.decomposed import dd_sweeps
 from simcore.models.kpz.kernels import sequential_sweeps
 from simcore.models.kpz.lattice import flat_lattice, n_words
 from simcore.models.kpz.observables import (
@@ -19,10 +20,30 @@ from simcore.models.kpz.observables import (
 )
 from simcore.rng import uniform_threshold
 from simcore.sampling import sampling_times
+from simcore.schedules.decomposed import geometry_from_config, parse_scheme
+
+
+def time_attributes(cfg: dict) -> dict[str, str | float]:
+    """CF attributes of the time axis; under DB/cDB they state the eq. 9 accounting."""
+    attrs: dict[str, str | float] = {"long_name": "time", "units": "MCS"}
+    if parse_scheme(cfg["scheme"]) is None:
+        attrs["comment"] = "1 MCS = L^d update attempts"
+        return attrs
+    geo = geometry_from_config(cfg)
+    attrs["comment"] = (
+        f"1 MCS = L^d site selections of scheme {cfg['scheme']}; the fraction "
+        "active_fraction of them are performed (kelling2017 eq. 9)"
+    )
+    attrs["active_fraction"] = geo.active_fraction
+    return attrs
 
 
 class KPZSimulation:
-    """Octahedron (d=2) / single-step (d=1) model, random-sequential, for one job config."""
+    """Octahedron (d=2) / single-step (d=1) model on the CPU, for one job config.
+
+    Random-sequential, or any DD scheme through its numba twin (domains of a
+    phase run in parallel on all cores numba is given, NUMBA_NUM_THREADS).
+    """
 
     def __init__(self, cfg: dict):
         self.cfg = cfg
@@ -37,7 +58,16 @@ class KPZSimulation:
         )
         seed = int(cfg["seed"])
         self.k0, self.k1 = seed & 0xFFFFFFFF, seed >> 32
-        self._h = np.empty(self.n_sites, dtype=np.int64)
+        self._h: np.ndarray | None = None  # height buffer, allocated on first use
+        self._geo = geometry_from_config(cfg).as_array() if parse_scheme(cfg["scheme"]) else None
+
+    def _sweeps(self, lat: np.ndarray, t_from: int, n: int, sample: int) -> int:
+        """Advance one sample by ``n`` MCS from ``t_from``; returns the net events."""
+        if self._geo is None:
+            return sequential_sweeps(
+                lat, self.dim, self.L, t_from, n, self.k0, self.k1, sample, self.params
+            )
+        return dd_sweeps(lat, self._geo, t_from, n, sample, self.k0, self.k1, self.params)
 
     # -- state ---------------------------------------------------------------
     def initial_state(self) -> dict:
@@ -55,6 +85,18 @@ class KPZSimulation:
             "snap_h": np.zeros((ns, self.n_sites), dtype=np.int32),
             "snap_lat": np.zeros((ns, n_words(self.dim, self.L)), dtype=np.uint32),
         }
+
+    def to_host(self, st: dict) -> dict:
+        """The state as host arrays, for a checkpoint (it already is on the CPU)."""
+        return st
+
+    def from_host(self, st: dict) -> dict:
+        """The state restored from a checkpoint's host arrays."""
+        return st
+
+    def device_name(self) -> str | None:
+        """Device for provenance (None: the CPU model)."""
+        return None
 
     def done(self, st: dict) -> bool:
         """True when every sample has reached t_max."""
@@ -84,9 +126,9 @@ class KPZSimulation:
         t_from = int(self.times[ti - 1]) if ti > 0 else 0
         lat = st["lat"]
         if t_to > t_from:
-            st["net"] = int(st["net"]) + sequential_sweeps(
-                lat, self.dim, self.L, t_from, t_to - t_from, self.k0, self.k1, i, self.params
-            )
+            st["net"] = int(st["net"]) + self._sweeps(lat, t_from, t_to - t_from, i)
+        if self._h is None:
+            self._h = np.empty(self.n_sites, dtype=np.int64)
         h = measure_heights(lat, self.dim, self.L, st["net"], self._h)
         st["W2"][i, ti], st["mean_h"][i, ti] = width_and_mean(h)
         for k, s in enumerate(self.waits):
@@ -113,11 +155,7 @@ class KPZSimulation:
                 np.arange(offset, offset + self.samples, dtype=np.int64),
                 {"long_name": "sample index", "units": "1"},
             ),
-            "time": (
-                "time",
-                self.times,
-                {"long_name": "time", "units": "MCS", "comment": "1 MCS = L^d update attempts"},
-            ),
+            "time": ("time", self.times, time_attributes(self.cfg)),
             "s": ("s", self.waits, {"long_name": "waiting time", "units": "MCS"}),
         }
         hunit = "lattice units are heights in units of the elementary step"

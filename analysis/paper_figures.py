@@ -1,0 +1,692 @@
+"""Comparison figures of kelling2017 (sec. 4) from analysis datasets and a benchmark table.
+
+``python -m analysis.paper_figures {fig3b,fig4,fig6,performance} --out-dir DIR [--name NAME]
+INPUTS...``
+
+Inputs are analysis datasets of :mod:`analysis.exponents` (one per parameter point) or,
+for ``performance``, one benchmark CSV table.  Each figure is one paper column wide and
+written as PNG (300 dpi) and PDF through :func:`analysis.figures.save_figure`, i.e.
+atomically and with provenance metadata.
+
+Figures (kelling2017, Comput. Phys. Commun. 220, 205 (2017)):
+
+- ``fig3b`` (Fig. 3b): slope autocorrelation ``C_s(t, s)`` vs ``t/s`` for one waiting time,
+  one curve per point, the sequential reference in black.  Why: a device-layer scheme that
+  imprints a pattern (cDB) makes ``C_s`` converge to a finite plateau, a correlation-free
+  one (DTr) follows the sequential curve.
+- ``fig4`` (Figs. 4, 5): height autocorrelation ``C_h(t, s)`` vs ``t/s`` of two-layer
+  schemes labelled by scheme and thread-cell configuration (TC), and below it the
+  effective exponent ``lambda_h/z`` (Fig. 5b) or ``lambda_s/z`` (Fig. 4b).  Why: block-layer
+  domains that are too small raise ``C_h`` at late times; self-consistency across TC is
+  the test.
+- ``fig6`` (Fig. 6): ``beta_eff(t)`` with jackknife error bars and the asymptotic
+  ``beta = 0.2415(15)`` as a band.  Why: schemes may differ in corrections to scaling but
+  must approach the same universal exponent.
+- ``performance`` (Fig. 7; kelling2012 Figs. 4, 5): update attempts per ns (median, min-max
+  bars) vs L and run time per MCS vs L, one line per (scheme, TC, p, q, device).
+
+Style, sizes, provenance and the atomic save are those of :mod:`analysis.figures`; the
+helpers are imported from there, not copied.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import os
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import matplotlib
+import numpy as np
+import xarray as xr
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from analysis.figures import (
+    COLUMN_WIDTH,
+    LAMBDA_MAX_ERR,
+    PANEL_HEIGHT,
+    STYLE,
+    _fmt,
+    _log_tick_labels,
+    _n_samples,
+    _new_figure,
+    _positive,
+    _stack_height,
+    load_analyses,
+    provenance,
+    save_figure,
+)
+
+__all__ = [
+    "BETA_KELLING2017",
+    "BENCH_COLUMNS",
+    "BenchRow",
+    "FIGURES",
+    "common_waiting_times",
+    "curve_labels",
+    "has_block_layer",
+    "load_bench_table",
+    "load_paper_analyses",
+    "main",
+    "make_figure",
+    "plot_fig3b",
+    "plot_fig4",
+    "plot_fig6",
+    "plot_performance",
+    "scheme_label",
+    "tc_of",
+]
+
+#: Asymptotic KPZ growth exponent in 2+1 dimensions shown in kelling2017 Fig. 6 (its ref. [19]).
+BETA_KELLING2017: tuple[float, float] = (0.2415, 0.0015)
+
+#: Figure kinds of the CLI (also the default file stems).
+FIGURES = ("fig3b", "fig4", "fig6", "performance")
+
+#: Columns a benchmark table must have (extra columns are ignored, except the optional
+#: provenance columns ``simcore_version`` and ``git_commit``).
+BENCH_COLUMNS = (
+    "scheme",
+    "tc",
+    "p",
+    "q",
+    "L",
+    "backend",
+    "device",
+    "attempts_per_ns",
+    "seconds_per_mcs",
+)
+
+# Device-layer part followed by a block-layer part (kelling2017 sec. 3 naming): DTrDT,
+# DTrDB, cDBDT, DBDT, ... ; DTr alone, DB alone or "sequential" have no block layer.
+_TWO_LAYER = re.compile(r"^(?:c?DB|DTr?)(?:DTr?|DB)$")
+
+#: Colours of the non-reference curves: tab10 without orange (kept for the reference
+#: value, as in kelling2017 Fig. 6) and grey; black is the sequential reference.
+_PALETTE = [c for i, c in enumerate(matplotlib.colormaps["tab10"].colors) if i not in (1, 7)]
+_REF_COLOR = matplotlib.colormaps["tab10"].colors[1]
+_SEQ_MARKERS = ("o", "s", "^", "v", "D")
+
+
+# ----------------------------------------------------------------------------- labels
+
+
+def has_block_layer(scheme: str) -> bool:
+    """True for two-layer schemes (a device part followed by DT or DB, e.g. ``DTrDT``).
+
+    Only those have a thread-cell configuration (TC) worth printing.
+    """
+    return bool(_TWO_LAYER.match(str(scheme)))
+
+
+def _source(ds: xr.Dataset) -> str:
+    """Name of a dataset in error messages: its file, else its point name."""
+    return str(ds.attrs.get("source_file", ds.attrs.get("point", "<dataset>")))
+
+
+def _is_sequential(ds: xr.Dataset) -> bool:
+    return str(ds.attrs.get("scheme", "")) == "sequential"
+
+
+def tc_of(ds: xr.Dataset) -> tuple[int, int] | None:
+    """Thread-cell configuration ``(log2 x, log2 y)`` of a two-layer point, else None.
+
+    Accepts the attribute as a pair of integers (netCDF reads a list back as an array)
+    or as text such as ``"1,1"``.  Raises ``ValueError`` naming the file when a two-layer
+    scheme has no valid ``tc``: its curves could not be told apart.
+    """
+    scheme = str(ds.attrs.get("scheme", ""))
+    if not has_block_layer(scheme):
+        return None
+    raw = ds.attrs.get("tc")
+    if raw is None:
+        raise ValueError(f"{_source(ds)}: scheme {scheme} has a block layer but no attribute tc")
+    return _parse_tc(raw, f"{_source(ds)}: attribute tc")
+
+
+def _parse_tc(raw: Any, where: str) -> tuple[int, int]:
+    if isinstance(raw, str):
+        vals: list[Any] = re.findall(r"-?\d+(?:\.\d*)?", raw)
+    else:
+        vals = list(np.ravel(np.asarray(raw)))
+    try:
+        nums = [float(v) for v in vals]
+    except (TypeError, ValueError):
+        nums = []
+    if len(nums) != 2 or not all(math.isfinite(x) and x == int(x) and x >= 0 for x in nums):
+        raise ValueError(f"{where} must be two non-negative integers (TC=x,y), got {raw!r}")
+    return int(nums[0]), int(nums[1])
+
+
+def scheme_label(ds: xr.Dataset) -> str:
+    """Scheme, plus ``TC=x,y`` for two-layer schemes (kelling2017 notation)."""
+    scheme = str(ds.attrs.get("scheme", "?"))
+    tc = tc_of(ds)
+    return scheme if tc is None else f"{scheme}, TC={tc[0]},{tc[1]}"
+
+
+def _fmt_L(L: Any) -> str:
+    """``L=2^k`` (as the paper writes system sizes) for powers of two, else ``L=value``."""
+    try:
+        n = int(L)
+    except (TypeError, ValueError):
+        return f"L={L}"
+    if n > 0 and n & (n - 1) == 0:
+        return rf"L=$2^{{{n.bit_length() - 1}}}$"
+    return f"L={n}"
+
+
+def _varies(datasets: Sequence[xr.Dataset], key: str) -> bool:
+    return len({str(d.attrs.get(key, "?")) for d in datasets}) > 1
+
+
+def curve_labels(datasets: Sequence[xr.Dataset], size: bool = True) -> list[str]:
+    """Legend text per dataset: scheme (+TC), then whatever tells the curves apart.
+
+    ``t_async`` is added (for parallel points) when it differs between the parallel points,
+    p and q and the backend when they differ; ``size`` adds L and the number of samples
+    (the paper quotes both, they set the noise level being compared).
+    """
+    parallel = [d for d in datasets if not _is_sequential(d)]
+    add_async = _varies(parallel, "t_async")
+    add_pq = _varies(datasets, "p") or _varies(datasets, "q")
+    add_backend = _varies(datasets, "backend")
+    out = []
+    for ds in datasets:
+        parts = [scheme_label(ds)]
+        if add_async and not _is_sequential(ds):
+            parts.append(rf"$t_{{async}}$={_fmt(ds.attrs.get('t_async', '?'))}")
+        if add_pq:
+            parts.append(f"p={_fmt(ds.attrs.get('p', '?'))}, q={_fmt(ds.attrs.get('q', '?'))}")
+        if add_backend:
+            parts.append(str(ds.attrs.get("backend", "?")))
+        if size:
+            parts += [_fmt_L(ds.attrs.get("L", "?")), f"n={_n_samples(ds)}"]
+        out.append(", ".join(parts))
+    return out
+
+
+def _styles(datasets: Sequence[xr.Dataset]) -> list[dict[str, Any]]:
+    """Line style per dataset: sequential points black (the reference), others coloured."""
+    out = []
+    n_seq = n_par = 0
+    for ds in datasets:
+        if _is_sequential(ds):
+            out.append(
+                {
+                    "color": "k",
+                    "marker": _SEQ_MARKERS[n_seq % len(_SEQ_MARKERS)],
+                    "zorder": 3,
+                }
+            )
+            n_seq += 1
+        else:
+            out.append({"color": _PALETTE[n_par % len(_PALETTE)], "marker": "o", "zorder": 2})
+            n_par += 1
+    return out
+
+
+def _reference_first(datasets: Sequence[xr.Dataset]) -> list[xr.Dataset]:
+    """Sequential points first (stable order otherwise): the reference heads the legend."""
+    if not datasets:
+        raise ValueError("no analysis datasets given")
+    return sorted(datasets, key=lambda d: not _is_sequential(d))
+
+
+# ----------------------------------------------------------------------------- waiting times
+
+
+def common_waiting_times(datasets: Sequence[xr.Dataset]) -> np.ndarray:
+    """Waiting times ``s`` present in every dataset, ascending."""
+    sets = [{float(v) for v in np.asarray(d["s"].values)} for d in datasets]
+    return np.array(sorted(set.intersection(*sets)) if sets else [], dtype=float)
+
+
+def _choose_s(datasets: Sequence[xr.Dataset], s: float | None) -> float:
+    """The requested waiting time, or the largest one common to all datasets."""
+    if s is None:
+        common = common_waiting_times(datasets)
+        if common.size == 0:
+            have = "; ".join(
+                f"{_source(d)} has {', '.join(f'{v:g}' for v in np.asarray(d['s'].values))}"
+                for d in datasets
+            )
+            raise ValueError(f"no waiting time s common to all inputs ({have})")
+        return float(common[-1])
+    for d in datasets:
+        s_vals = np.asarray(d["s"].values, dtype=float)
+        if not np.any(s_vals == float(s)):
+            raise ValueError(
+                f"{_source(d)}: no waiting time s={float(s):g} "
+                f"(has {', '.join(f'{v:g}' for v in s_vals)})"
+            )
+    return float(s)
+
+
+def _c_curve(ds: xr.Dataset, var: str, s: float) -> tuple[np.ndarray, np.ndarray]:
+    """(t/s, C) of ``var`` at waiting time ``s`` for t >= s, positive finite values only."""
+    k = int(np.flatnonzero(np.asarray(ds["s"].values, dtype=float) == s)[0])
+    t = np.asarray(ds["time"].values, dtype=float)
+    y = _positive(ds[var].isel(s=k).values)
+    ok = (t >= s) & np.isfinite(y)
+    return t[ok] / s, y[ok]
+
+
+def _plot_c(ax: Any, datasets: Sequence[xr.Dataset], var: str, s: float) -> None:
+    labels = curve_labels(datasets)
+    for ds, label, style in zip(datasets, labels, _styles(datasets), strict=True):
+        x, y = _c_curve(ds, var, s)
+        if x.size == 0:
+            label += " (no positive data)"
+        ax.plot(x, y, label=label, **style)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    _log_tick_labels(ax)
+    ax.set_xlabel("t/s [1]")
+
+
+# ----------------------------------------------------------------------------- figures
+
+
+def plot_fig3b(datasets: Sequence[xr.Dataset], s: float | None = None) -> Figure:
+    """kelling2017 Fig. 3(b): slope autocorrelation C_s(t, s) vs t/s, log-log.
+
+    One curve per point at a single waiting time ``s`` (default: the largest s common to
+    all datasets); sequential points are drawn in black as the reference.  A scheme that
+    imprints a pattern levels off at a finite C_s, a correlation-free one follows the
+    black curve.  Non-positive values cannot be drawn on the log axis and are skipped.
+    """
+    dss = _reference_first(datasets)
+    s_val = _choose_s(dss, s)
+    with matplotlib.rc_context(STYLE):
+        fig, axes = _new_figure(1, 1)
+        ax = axes[0, 0]
+        _plot_c(ax, dss, "C_s_mean", s_val)
+        ax.set_ylabel(r"$C_s(t,s)$ [1]")
+        ax.legend(title=f"s = {s_val:g} MCS", loc="lower left", fontsize=6, title_fontsize=7)
+    return fig
+
+
+def plot_fig4(
+    datasets: Sequence[xr.Dataset], s: float | None = None, exponent: Literal["h", "s"] = "h"
+) -> Figure:
+    """kelling2017 Figs. 4/5: C_h(t, s) vs t/s of two-layer schemes, labelled scheme + TC.
+
+    Panel (a): C_h at one waiting time ``s`` (default: the largest common one).  Panel (b),
+    drawn when the datasets hold it: the effective exponent ``lambda_h/z`` (``exponent="h"``,
+    the local slopes of panel (a), Fig. 5b) or ``lambda_s/z`` (``"s"``, Fig. 4b) at the same
+    s, with jackknife error bars; points with errors above ``LAMBDA_MAX_ERR`` are left out
+    (C decayed into its noise).  Other schemes passed in are drawn too (sequential in
+    black), so a DTrDT curve can be compared with DTrDB as in Fig. 5(a).
+    """
+    if exponent not in ("h", "s"):
+        raise ValueError(f"exponent must be 'h' or 's', got {exponent!r}")
+    dss = _reference_first(datasets)
+    s_val = _choose_s(dss, s)
+    name = f"lambda_{exponent}_over_z_eff"
+    with_exponent = all(name in d.variables and f"{name}_err" in d.variables for d in dss)
+    nrows = 2 if with_exponent else 1
+    with matplotlib.rc_context(STYLE):
+        fig, axes = _new_figure(nrows, 1, _stack_height(nrows))
+        ax = axes[0, 0]
+        _plot_c(ax, dss, "C_h_mean", s_val)
+        ax.set_ylabel(r"$C_h(t,s)$ [lattice units$^2$]")
+        ax.legend(title=f"s = {s_val:g} MCS", loc="lower left", fontsize=6, title_fontsize=7)
+        if with_exponent:
+            ax.set_title("(a)", loc="left")
+            bx = axes[1, 0]
+            for ds, label, style in zip(dss, curve_labels(dss), _styles(dss), strict=True):
+                k = int(np.flatnonzero(np.asarray(ds["s"].values, dtype=float) == s_val)[0])
+                x = np.asarray(ds["t_over_s_mid"].isel(s=k).values, dtype=float)
+                y = np.asarray(ds[name].isel(s=k).values, dtype=float)
+                e = np.asarray(ds[f"{name}_err"].isel(s=k).values, dtype=float)
+                ok = np.isfinite(y) & (x > 0) & (np.nan_to_num(e, nan=np.inf) < LAMBDA_MAX_ERR)
+                bx.errorbar(x[ok], y[ok], yerr=e[ok], label=label, **style)
+            bx.set_xscale("log")
+            _log_tick_labels(bx)
+            bx.set_xlabel("t/s [1]")
+            bx.set_ylabel(rf"$(\lambda_{exponent}/z)_{{eff}}$ [1]")
+            bx.set_title("(b)", loc="left")
+    return fig
+
+
+def plot_fig6(datasets: Sequence[xr.Dataset]) -> Figure:
+    """kelling2017 Fig. 6: beta_eff(t) per point with the asymptotic beta = 0.2415(15).
+
+    Error bars are the jackknife errors of the analysis file; the reference is an orange
+    band (value +- error) with a line at the value.  Curves may differ at finite t
+    (corrections to scaling) but should approach the band.  Raises ``ValueError`` for a
+    point whose substrate dimension is not 2: the reference is the 2+1-dimensional value.
+    """
+    dss = _reference_first(datasets)
+    for d in dss:
+        dim = d.attrs.get("dim")
+        if dim is not None and str(dim) != "2":
+            raise ValueError(
+                f"{_source(d)}: dim={dim}, but fig6 compares with the 2+1-dimensional "
+                f"KPZ exponent beta = {BETA_KELLING2017[0]}"
+            )
+    value, err = BETA_KELLING2017
+    # beta_eff fills the width around the reference: the legend goes below the axes
+    height = PANEL_HEIGHT + 0.13 * (len(dss) + 1)
+    with matplotlib.rc_context(STYLE):
+        fig, axes = _new_figure(1, 1, height)
+        ax = axes[0, 0]
+        for ds, label, style in zip(dss, curve_labels(dss), _styles(dss), strict=True):
+            t = np.asarray(ds["t_eff"].values, dtype=float)
+            y = np.asarray(ds["beta_eff"].values, dtype=float)
+            e = np.asarray(ds["beta_eff_err"].values, dtype=float)
+            ok = np.isfinite(y) & (t > 0)
+            ax.errorbar(t[ok], y[ok], yerr=np.nan_to_num(e[ok]), label=label, **style)
+        band = ax.axhspan(
+            value - err,
+            value + err,
+            color=_REF_COLOR,
+            alpha=0.3,
+            linewidth=0,
+            label=rf"$\beta = {value}({round(err * 1e4)})$ (kelling2017)",
+            zorder=1,
+        )
+        ax.axhline(value, color=_REF_COLOR, linewidth=0.8, zorder=1)
+        ax.set_xscale("log")
+        _log_tick_labels(ax)
+        ax.set_xlabel("t [MCS]")
+        ax.set_ylabel(r"$\beta_{eff}$ [1]")
+        handles, labels = ax.get_legend_handles_labels()  # errorbars come after the band
+        k = handles.index(band)
+        order = [*range(k), *range(k + 1, len(handles)), k]  # the reference last
+        fig.legend(
+            [handles[i] for i in order],
+            [labels[i] for i in order],
+            loc="outside lower center",
+            fontsize=6,
+        )
+    return fig
+
+
+# ----------------------------------------------------------------------------- benchmarks
+
+
+@dataclass(frozen=True)
+class BenchRow:
+    """One benchmark measurement (a row of the CSV table)."""
+
+    scheme: str
+    tc: tuple[int, int] | None  # None unless the scheme has a block layer
+    p: float
+    q: float
+    L: int
+    backend: str
+    device: str
+    attempts_per_ns: float
+    seconds_per_mcs: float
+    simcore_version: str = ""
+    git_commit: str = ""
+
+    def config(self) -> tuple[str, tuple[int, int] | None, float, float, str, str]:
+        """What one performance curve is drawn for: scheme, TC, p, q, backend, device."""
+        return (self.scheme, self.tc, self.p, self.q, self.backend, self.device)
+
+
+def _number(text: str, where: str, col: str, integer: bool = False) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise ValueError(f"{where}: column {col}: {text!r} is not a number") from None
+    zero_ok = col in ("p", "q")  # probabilities may be 0; sizes, rates and times not
+    if not math.isfinite(x) or x < 0 or (x == 0 and not zero_ok):
+        raise ValueError(f"{where}: column {col}: {text!r} is out of range")
+    if integer and x != int(x):
+        raise ValueError(f"{where}: column {col}: {text!r} is not an integer")
+    return x
+
+
+def load_bench_table(path: str | os.PathLike[str]) -> list[BenchRow]:
+    """Read a benchmark CSV (columns ``BENCH_COLUMNS``; one row per measurement).
+
+    Blank lines and lines starting with ``#`` are skipped.  ``tc`` may be written as
+    ``"1,1"`` (quoted), ``1;1``, ``[1, 1]`` or left empty; it is kept only for two-layer
+    schemes (elsewhere it means nothing and would split curves).  Raises ``ValueError``
+    naming the file (and line) for a missing column, a bad value or an empty table.
+    """
+    p = os.fspath(path)
+    try:
+        with open(p, newline="", encoding="utf-8") as f:
+            lines = [ln for ln in f if ln.strip() and not ln.lstrip().startswith("#")]
+        reader = csv.DictReader(lines, skipinitialspace=True)
+        header = [h.strip() for h in (reader.fieldnames or [])]
+        records = list(reader)
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise ValueError(f"{p}: not a CSV text table ({_one_line(exc)})") from None
+    missing = [c for c in BENCH_COLUMNS if c not in header]
+    if missing:
+        raise ValueError(f"{p}: not a benchmark table, missing column(s) {', '.join(missing)}")
+    rows: list[BenchRow] = []
+    for i, raw in enumerate(records, start=1):
+        rec = {k.strip(): (v or "").strip() for k, v in raw.items() if isinstance(k, str)}
+        where = f"{p}, data row {i}"
+        scheme = rec["scheme"]
+        if not scheme:
+            raise ValueError(f"{where}: column scheme is empty")
+        tc: tuple[int, int] | None = None
+        if has_block_layer(scheme):
+            if rec["tc"].lower() in ("", "-", "none", "nan"):
+                raise ValueError(f"{where}: scheme {scheme} has a block layer but tc is empty")
+            tc = _parse_tc(rec["tc"], f"{where}: column tc")
+        rows.append(
+            BenchRow(
+                scheme=scheme,
+                tc=tc,
+                p=_number(rec["p"], where, "p"),
+                q=_number(rec["q"], where, "q"),
+                L=int(_number(rec["L"], where, "L", integer=True)),
+                backend=rec["backend"],
+                device=rec["device"],
+                attempts_per_ns=_number(rec["attempts_per_ns"], where, "attempts_per_ns"),
+                seconds_per_mcs=_number(rec["seconds_per_mcs"], where, "seconds_per_mcs"),
+                simcore_version=rec.get("simcore_version", ""),
+                git_commit=rec.get("git_commit", ""),
+            )
+        )
+    if not rows:
+        raise ValueError(f"{p}: benchmark table has no measurements")
+    return rows
+
+
+def _bench_label(cfg: tuple[str, tuple[int, int] | None, float, float, str, str]) -> str:
+    scheme, tc, p, q, backend, device = cfg
+    head = scheme if tc is None else f"{scheme}, TC={tc[0]},{tc[1]}"
+    return f"{head}, p={p:g}, q={q:g}, {device or backend}"
+
+
+def _bench_groups(
+    table: Sequence[BenchRow],
+) -> dict[tuple[str, tuple[int, int] | None, float, float, str, str], list[BenchRow]]:
+    groups: dict[tuple[str, tuple[int, int] | None, float, float, str, str], list[BenchRow]] = {}
+    for row in table:
+        groups.setdefault(row.config(), []).append(row)
+    return groups
+
+
+def _median_min_max(
+    rows: Sequence[BenchRow], field: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per L (ascending): L, median of ``field``, and the (below, above) min-max bar."""
+    sizes = sorted({r.L for r in rows})
+    med, bars = [], []
+    for L in sizes:
+        vals = np.array([getattr(r, field) for r in rows if r.L == L], dtype=float)
+        m = float(np.median(vals))
+        med.append(m)
+        bars.append((m - vals.min(), vals.max() - m))
+    return np.array(sizes, dtype=float), np.array(med), np.array(bars).T
+
+
+def plot_performance(table: Sequence[BenchRow]) -> Figure:
+    """kelling2017 Fig. 7 / kelling2012 Figs. 4, 5: throughput and run time vs L.
+
+    Left: update attempts per ns vs L (log2 x; log y when the values span more than a
+    decade, e.g. CPU and GPU together).  Right: seconds per MCS vs L, log-log.  One line
+    per (scheme, TC, p, q, device): the median over repeated measurements, bars from the
+    minimum to the maximum (shared machines scatter; the spread is shown, not hidden).
+    """
+    if not table:
+        raise ValueError("empty benchmark table")
+    groups = _bench_groups(table)
+    height = PANEL_HEIGHT + 0.14 * len(groups)
+    with matplotlib.rc_context(STYLE):
+        fig = Figure(figsize=(COLUMN_WIDTH, height), layout="constrained")
+        FigureCanvasAgg(fig)
+        left, right = fig.subplots(1, 2, squeeze=True)
+        for n, (cfg, rows) in enumerate(groups.items()):
+            style = {"color": _PALETTE[n % len(_PALETTE)], "marker": "o"}
+            label = _bench_label(cfg)
+            for ax, field in ((left, "attempts_per_ns"), (right, "seconds_per_mcs")):
+                x, med, bars = _median_min_max(rows, field)
+                ax.errorbar(x, med, yerr=bars, label=label, **style)
+        rates = np.array([r.attempts_per_ns for r in table])
+        for ax in (left, right):
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel("L [sites]")
+        if rates.max() / rates.min() > 10:
+            left.set_yscale("log")
+        right.set_yscale("log")
+        left.set_ylabel("update attempts / ns")
+        right.set_ylabel("run time / MCS [s]")
+        handles, labels = left.get_legend_handles_labels()
+        fig.legend(handles, labels, loc="outside lower center", ncols=1, fontsize=6)
+    return fig
+
+
+def bench_provenance(path: str | os.PathLike[str], table: Sequence[BenchRow]) -> dict[str, str]:
+    """Provenance of a performance figure, in the keys :func:`save_figure` writes.
+
+    Versions and commits come from the table's optional columns (``unknown`` if absent);
+    'points' lists the configurations and the source file, 'samples' the measurements
+    per configuration.
+    """
+
+    def uniq(field: str) -> str:
+        vals = sorted({getattr(r, field) for r in table if getattr(r, field)})
+        return ", ".join(vals) or "unknown"
+
+    groups = _bench_groups(table)
+    return {
+        "simcore_version": uniq("simcore_version"),
+        "git_commit": uniq("git_commit"),
+        "points": f"{os.fspath(path)}: " + "; ".join(_bench_label(c) for c in groups),
+        "samples": ", ".join(str(len(rows)) for rows in groups.values()),
+    }
+
+
+# ----------------------------------------------------------------------------- driver
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def load_paper_analyses(paths: Sequence[str | os.PathLike[str]]) -> list[xr.Dataset]:
+    """:func:`analysis.figures.load_analyses`, plus the attributes these figures need.
+
+    Every error is a ``ValueError`` whose message starts with the offending file.
+    """
+    if not paths:
+        raise ValueError("no analysis datasets given")
+    out = []
+    for p in paths:
+        name = os.fspath(p)
+        try:
+            (ds,) = load_analyses([p])
+        except Exception as exc:  # unreadable, not netCDF, not an analysis dataset
+            msg = _one_line(exc)
+            if msg.startswith(name):  # load_analyses' own message (missing variables)
+                raise ValueError(msg) from exc
+            first = msg.split(". ")[0]  # xarray appends long install hints
+            raise ValueError(f"{name}: cannot read as netCDF: {first}") from exc
+        if "scheme" not in ds.attrs:
+            raise ValueError(f"{name}: attribute scheme is missing")
+        tc_of(ds)  # a two-layer scheme needs a valid tc
+        out.append(ds)
+    return out
+
+
+def make_figure(
+    kind: str,
+    inputs: Sequence[str | os.PathLike[str]],
+    out_dir: str | os.PathLike[str],
+    name: str | None = None,
+    s: float | None = None,
+    exponent: Literal["h", "s"] = "h",
+) -> list[Path]:
+    """Build figure ``kind`` from ``inputs`` and write ``out_dir/name.{png,pdf}``."""
+    if kind not in FIGURES:
+        raise ValueError(f"unknown figure {kind!r}; choose from {', '.join(FIGURES)}")
+    stem = name or kind
+    if kind == "performance":
+        if len(inputs) != 1:
+            raise ValueError(f"performance takes one benchmark CSV, got {len(inputs)} inputs")
+        table = load_bench_table(inputs[0])
+        return save_figure(
+            plot_performance(table), out_dir, stem, bench_provenance(inputs[0], table)
+        )
+    datasets = load_paper_analyses(inputs)
+    if kind == "fig3b":
+        fig = plot_fig3b(datasets, s=s)
+    elif kind == "fig4":
+        fig = plot_fig4(datasets, s=s, exponent=exponent)
+    else:
+        fig = plot_fig6(datasets)
+    return save_figure(fig, out_dir, stem, provenance(datasets))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """CLI entry point; returns the exit status (0 ok, 2 bad input)."""
+    matplotlib.use("Agg")
+    parser = argparse.ArgumentParser(
+        prog="python -m analysis.paper_figures",
+        description=(
+            "Write a kelling2017 comparison figure (PNG 300 dpi and PDF, one column wide): "
+            "fig3b (C_s vs t/s), fig4 (C_h vs t/s and lambda/z), fig6 (beta_eff) from "
+            "analysis datasets, or performance from one benchmark CSV."
+        ),
+    )
+    parser.add_argument("figure", choices=FIGURES, help="which figure")
+    parser.add_argument("--out-dir", required=True, metavar="DIR", help="output directory")
+    parser.add_argument("--name", default=None, help="file stem (default: the figure name)")
+    parser.add_argument(
+        "--s",
+        type=float,
+        default=None,
+        metavar="S",
+        help="waiting time for fig3b/fig4 (default: largest common one)",
+    )
+    parser.add_argument(
+        "--exponent",
+        choices=("h", "s"),
+        default="h",
+        help="fig4 panel (b): lambda_h/z (default) or lambda_s/z",
+    )
+    parser.add_argument(
+        "inputs", nargs="+", metavar="INPUT", help="analysis .nc files, or one benchmark .csv"
+    )
+    args = parser.parse_args(argv)
+    if args.s is not None and args.figure not in ("fig3b", "fig4"):
+        parser.error("--s applies to fig3b and fig4 only")
+    try:
+        make_figure(args.figure, args.inputs, args.out_dir, args.name, args.s, args.exponent)
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"{parser.prog}: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

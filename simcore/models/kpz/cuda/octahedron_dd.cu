@@ -1,0 +1,247 @@
+// Octahedron model (2D KPZ) under the two-layer domain decompositions of
+// kelling2017: one thread block per device-layer domain and sample, single-hit
+// DT or DB (delayed borders) at the block layer.
+//
+// This kernel is the GPU twin of simcore/models/kpz/decomposed.py (numba): the
+// schedule, the counter-based draws and the rule are the ones described in
+// simcore/schedules/decomposed.py and simcore/models/kpz/rule.py, and the
+// tests check the two bit for bit.  The block copies its domain (plus the
+// column and row of words its rim updates touch) into shared memory, updates
+// it there, and writes back the words that hold sites it may have changed.
+// Within one hit the threads touch disjoint bits; they share words, so flips
+// are atomicXor in shared memory.
+//
+// Geometry is fixed at compile time (-D): DX, DY (domain, sites), CX, CY
+// (thread cell, sites), BLK (1 DT, 2 DB), DEV (0 DT, 1 DTr, 2 DB, 3 cDB),
+// BORDER (dead border, sites), HITS (attempts per thread), FAST (1 if
+// acceptance is certain, so no uniform is drawn), CPT (thread cells per GPU thread: a
+// thread runs the attempts of CPT cells between two barriers; the cells, their draws and
+// so the result are the same for any CPT).
+
+#ifndef DX
+#define DX 128
+#define DY 128
+#define CX 8
+#define CY 8
+#define BLK 1
+#define DEV 1
+#define BORDER 0
+#define HITS 64
+#define FAST 1
+#endif
+
+typedef unsigned int u32;
+typedef unsigned long long u64;
+
+#define NCX (DX / CX)
+#ifndef CPT
+#define CPT 1  // thread cells per GPU thread (independent attempts between barriers)
+#endif
+#define NCELLS ((DX / CX) * (DY / CY))
+#define NTHR (NCELLS / CPT)
+#define WW (DX / 4 + 2)  // window words per row: the domain, its touched rim, and one more
+#define WH (DY / 4 + 2)  // window rows
+#define WS (WW | 1)      // row stride: odd, so that rows start in different banks
+#define AX (DX - BORDER)
+#define AY (DY - BORDER)
+// positions and draws per Philox call (decomposed.py, draw_layout)
+#define NPOS (BLK == 1 ? (CX / 2) * (CY / 2) : CX * CY)
+#define POSBITS (NPOS <= 256 ? 8 : 16)
+#define PER_CALL (FAST ? 128 / POSBITS : (POSBITS == 8 ? 4 : 2))
+
+#define TAG_BLOCKSET (0x03u << 24)
+#define TAG_THREAD (0x04u << 24)
+
+struct P4 {
+  u32 v[4];
+};
+
+// Philox4x32-10 (simcore/rng/philox.py)
+__device__ __forceinline__ P4 philox(u32 c0, u32 c1, u32 c2, u32 c3, u32 k0, u32 k1) {
+#pragma unroll
+  for (int i = 0; i < 10; i++) {
+    if (i > 0) {
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    u32 hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
+    u32 hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
+    u32 n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;
+    c0 = n0;
+    c1 = lo1;
+    c2 = n2;
+    c3 = lo0;
+  }
+  P4 r;
+  r.v[0] = c0;
+  r.v[1] = c1;
+  r.v[2] = c2;
+  r.v[3] = c3;
+  return r;
+}
+
+__device__ __forceinline__ u32 pick(const P4 &r, int i) {
+  // a register array indexed at run time would go to local memory
+  return i == 0 ? r.v[0] : i == 1 ? r.v[1] : i == 2 ? r.v[2] : r.v[3];
+}
+
+// (24-bit uniform, position) of the j-th attempt of a Philox call (decomposed.py, _thread_draw)
+__device__ __forceinline__ void draw(const P4 &r, int j, u32 &u, u32 &pos) {
+  if (FAST) {
+    u = 0u;
+    if (POSBITS == 8)
+      pos = (pick(r, j >> 2) >> (8 * (j & 3))) & 0xFFu;
+    else
+      pos = (pick(r, j >> 1) >> (16 * (j & 1))) & 0xFFFFu;
+  } else if (POSBITS == 8) {
+    const u32 w = pick(r, j);
+    u = w >> 8;
+    pos = w & 0xFFu;
+  } else {
+    u = pick(r, 2 * j) >> 8;
+    pos = pick(r, 2 * j + 1) & 0xFFFFu;
+  }
+}
+
+// One attempt at window site (wx, wy); returns +1, -1 or 0.  The slopes the rule reads
+// are gathered word-wise: Nx holds at each site's x-bit the x-slope of its right
+// neighbour, Ny at its y-bit the y-slope of the neighbour above (rows are bytes).
+__device__ __forceinline__ int attempt(u32 *sh, int wx, int wy, u32 u, u32 p24, u32 q24) {
+  const int w = (wy >> 2) * WS + (wx >> 2);
+  const int b = 2 * (((wy & 3) << 2) | (wx & 3));
+  const u32 W0 = sh[w], Wx = sh[w + 1], Wy = sh[w + WS];
+  const u32 Nx = ((W0 >> 2) & 0x3F3F3F3Fu) | ((Wx << 6) & 0xC0C0C0C0u);
+  const u32 Ny = (W0 >> 8) | (Wy << 24);
+  const u32 own = (W0 >> b) & 3u;
+  const u32 nbr = ((Nx >> b) & 1u) | ((Ny >> b) & 2u);
+  const bool up = (own == 0u) & (nbr == 3u) & (u < p24);
+  const bool down = (own == 3u) & (nbr == 0u) & (u < q24);
+  if (up | down) {
+    const u32 mx = 1u << b, my = 2u << b;
+    const u32 d0 = (3u << b) | ((mx << 2) & 0xFCFCFCFCu) | (my << 8);
+    const u32 dx = (mx >> 6) & 0x03030303u;  // non-zero only in the last column
+    const u32 dy = my >> 24;                 // non-zero only in the last row
+    if (BLK == 1) {
+      // DT: active sub-cells are >= 4 sites apart, so no other thread of this hit
+      // touches the words of this attempt: plain read-modify-write
+      sh[w] = W0 ^ d0;
+      if (dx) sh[w + 1] = Wx ^ dx;
+      if (dy) sh[w + WS] = Wy ^ dy;
+    } else {
+      // DB: corners and edges write into the neighbouring cells' words
+      atomicXor(&sh[w], d0);
+      if (dx) atomicXor(&sh[w + 1], dx);
+      if (dy) atomicXor(&sh[w + WS], dy);
+    }
+  }
+  return (int)up - (int)down;
+}
+
+extern "C" __global__ void __launch_bounds__(NTHR)
+    octahedron_dd_phase(u32 *__restrict__ lat, long long *__restrict__ net, const int *__restrict__ ox,
+                        const int *__restrict__ oy, const int *__restrict__ set, int log2L, u32 c1,
+                        u32 sample0, u32 k0, u32 k1, u32 p24, u32 q24, int tx) {
+  __shared__ u32 sh[WS * WH];
+  const int L = 1 << log2L, WL = L >> 2, m = L - 1;
+  const int s = blockIdx.y;
+  const u32 sample = sample0 + s;
+  const int d = blockIdx.x;
+  const int i = d % tx, j = d / tx;
+  int X0, Y0;
+  if (DEV <= 1) {
+    const int st = set[s];
+    X0 = (ox[s] + 2 * DX * i + (st & 1) * DX) & m;
+    Y0 = (oy[s] + 2 * DY * j + (st >> 1) * DY) & m;
+  } else {
+    X0 = (ox[s] + DX * i) & m;
+    Y0 = (oy[s] + DY * j) & m;
+  }
+  u32 *L0 = lat + (size_t)s * ((size_t)WL * WL);
+  const int wx0 = X0 >> 2, wy0 = Y0 >> 2, sx = X0 & 3, sy = Y0 & 3;
+  for (int k = threadIdx.x; k < WW * WH; k += NTHR) {
+    int r = k / WW, c = k - r * WW;
+    sh[r * WS + c] = L0[(size_t)((wy0 + r) & (WL - 1)) * WL + ((wx0 + c) & (WL - 1))];
+  }
+  __syncthreads();
+
+  // the cells of this thread: t, t + NTHR, ...
+  int cellx[CPT], celly[CPT];
+  u32 gid[CPT];
+#pragma unroll
+  for (int k = 0; k < CPT; k++) {
+    const int cell = threadIdx.x + k * NTHR;
+    cellx[k] = (cell % NCX) * CX;
+    celly[k] = (cell / NCX) * CY;
+    gid[k] = (u32)d * NCELLS + cell;
+  }
+  int acc = 0;
+  P4 bsw;
+  // hits in chunks of one Philox call each, unrolled so that every shift is a constant
+  for (int h0 = 0; h0 < HITS; h0 += PER_CALL) {
+    if (BLK == 1 && (h0 & 63) == 0) bsw = philox(d, c1, sample, TAG_BLOCKSET | (h0 >> 6), k0, k1);
+    P4 buf[CPT];
+#pragma unroll
+    for (int k = 0; k < CPT; k++)
+      buf[k] = philox(gid[k], c1, sample, TAG_THREAD | (h0 / PER_CALL), k0, k1);
+    // the block-layer sets of this chunk: 2 bits per hit (PER_CALL divides 16)
+    const u32 bsr = BLK == 1 ? pick(bsw, (h0 >> 4) & 3) >> (2 * (h0 & 15)) : 0u;
+#pragma unroll
+    for (int j = 0; j < PER_CALL; j++) {
+      if (HITS % PER_CALL != 0 && h0 + j >= HITS) break;
+      if (BLK == 1) {
+        const int bs = (bsr >> (2 * j)) & 3;
+#pragma unroll
+        for (int k = 0; k < CPT; k++) {
+          u32 u, pos;
+          draw(buf[k], j, u, pos);
+          const int px = (bs & 1) * (CX / 2) + (pos & (CX / 2 - 1));
+          const int py = (bs >> 1) * (CY / 2) + ((pos / (CX / 2)) & (CY / 2 - 1));
+          if (BORDER == 0 || (cellx[k] + px < AX && celly[k] + py < AY))
+            acc += attempt(sh, sx + cellx[k] + px, sy + celly[k] + py, u, p24, q24);
+        }
+        __syncthreads();
+      } else {
+        bool edge[CPT];
+#pragma unroll
+        for (int k = 0; k < CPT; k++) {  // bulk and corners
+          u32 u, pos;
+          draw(buf[k], j, u, pos);
+          const int px = pos & (CX - 1), py = (pos / CX) & (CY - 1);
+          edge[k] = (px == CX - 1) != (py == CY - 1);
+          const bool active = BORDER == 0 || (cellx[k] + px < AX && celly[k] + py < AY);
+          if (active && !edge[k])
+            acc += attempt(sh, sx + cellx[k] + px, sy + celly[k] + py, u, p24, q24);
+        }
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < CPT; k++) {  // then the edges
+          u32 u, pos;
+          draw(buf[k], j, u, pos);
+          const int px = pos & (CX - 1), py = (pos / CX) & (CY - 1);
+          const bool active = BORDER == 0 || (cellx[k] + px < AX && celly[k] + py < AY);
+          if (active && edge[k])
+            acc += attempt(sh, sx + cellx[k] + px, sy + celly[k] + py, u, p24, q24);
+        }
+        __syncthreads();
+      }
+    }
+  }
+
+  // write back the words that hold sites this domain may have changed
+  const int last_x = sx + AX, last_y = sy + AY;  // window site of the last touched column / row
+  for (int k = threadIdx.x; k < WW * WH; k += NTHR) {
+    int r = k / WW, c = k - r * WW;
+    if (4 * c <= last_x && 4 * r <= last_y)
+      L0[(size_t)((wy0 + r) & (WL - 1)) * WL + ((wx0 + c) & (WL - 1))] = sh[r * WS + c];
+  }
+  // net events of the block: warp sums, then one atomic per block
+  __shared__ int warp_acc[(NTHR + 31) / 32];
+  for (int o = 16; o > 0; o >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, o);
+  if ((threadIdx.x & 31) == 0) warp_acc[threadIdx.x >> 5] = acc;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int tot = 0;
+    for (int k = 0; k < (NTHR + 31) / 32; k++) tot += warp_acc[k];
+    if (tot != 0) atomicAdd((u64 *)&net[s], (u64)(long long)tot);
+  }
+}

@@ -1,0 +1,213 @@
+"""The octahedron rule under the domain-decomposition schedules, as numba kernels.
+
+This is the CPU implementation of every DD scheme of
+:mod:`simcore.schedules.decomposed` and the bit-identical twin of the GPU
+kernels (``cuda/octahedron_dd.cu``): the same draws locate the same sites, and
+within a phase the domains, and within a hit the threads, touch disjoint bits,
+so running the domains of a phase in parallel on CPU cores (``prange``) or as
+GPU blocks gives the same lattice.  The rule itself is :mod:`.rule`'s.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from simcore.models.kpz.rule import apply_2d, neighbours_2d
+from simcore.rng.philox import philox4x32
+from simcore.schedules.decomposed import (
+    G_BLK,
+    G_BORDER,
+    G_CX,
+    G_CY,
+    G_DEV,
+    G_DX,
+    G_DY,
+    G_HITS,
+    G_L,
+    G_P,
+    G_R,
+    G_THR,
+    G_TX,
+    G_TY,
+    STREAM_BLOCKSET,
+    STREAM_DOMAIN,
+    STREAM_THREAD,
+    round_origin_and_order,
+)
+
+_TAG_BLOCKSET = np.uint32(STREAM_BLOCKSET << 24)
+_TAG_THREAD = np.uint32(STREAM_THREAD << 24)
+_TAG_DOMAIN = np.uint32(STREAM_DOMAIN << 24)
+_U32 = np.uint32
+
+
+@numba.njit(inline="always", cache=True)
+def _log2(v):
+    n = 0
+    while (1 << n) < v:
+        n += 1
+    return n
+
+
+@numba.njit(inline="always", cache=True)
+def attempt_at(lat, L, X, Y, u, params):
+    """One update attempt at site (X, Y) of the packed 2D lattice; returns +1, -1 or 0."""
+    WL = np.uint64(L >> 2)
+    X = np.uint64(X)
+    Y = np.uint64(Y)
+    site = (((Y >> np.uint64(2)) * WL + (X >> np.uint64(2))) << np.uint64(4)) | (
+        ((Y & np.uint64(3)) << np.uint64(2)) | (X & np.uint64(3))
+    )
+    w, b, wx, bx, wy, by = neighbours_2d(L, site)
+    return apply_2d(lat, w, b, wx, bx, wy, by, u, params)
+
+
+@numba.njit(inline="always", cache=True)
+def certain(params):
+    """True if acceptance needs no random number (p = 1, q = 0 or p = 0, q = 1)."""
+    one = np.uint64(1) << np.uint64(32)
+    return (params[0] == one and params[1] == 0) or (params[0] == 0 and params[1] == one)
+
+
+@numba.njit(inline="always", cache=True)
+def draw_layout(n_positions, fast):
+    """(bits per position, attempts per Philox call) of a thread (module docstring)."""
+    bits = 8 if n_positions <= 256 else 16
+    if fast:
+        return bits, 128 // bits
+    return bits, 4 if bits == 8 else 2
+
+
+@numba.njit(inline="always", cache=True)
+def _thread_draw(buf, k, j, fast, bits):
+    """(24-bit uniform, position) of the j-th attempt of thread k's current Philox call."""
+    if fast:
+        if bits == 8:
+            return _U32(0), (buf[k, j >> 2] >> _U32(8 * (j & 3))) & _U32(0xFF)
+        return _U32(0), (buf[k, j >> 1] >> _U32(16 * (j & 1))) & _U32(0xFFFF)
+    if bits == 8:
+        w = buf[k, j]
+        return w >> _U32(8), w & _U32(0xFF)
+    return buf[k, 2 * j] >> _U32(8), buf[k, 2 * j + 1] & _U32(0xFFFF)
+
+
+@numba.njit(cache=True)
+def domain_update(lat, geo, X0, Y0, d, c1, sample, k0, k1, params):
+    """All attempts of one phase in the domain with origin (X0, Y0); returns the net events."""
+    L, Dx, Dy = geo[G_L], geo[G_DX], geo[G_DY]
+    cx, cy, thr, H, blk = geo[G_CX], geo[G_CY], geo[G_THR], geo[G_HITS], geo[G_BLK]
+    ax, ay = Dx - geo[G_BORDER], Dy - geo[G_BORDER]  # active part (DB/cDB dead border)
+    m = L - 1
+    fast = certain(params)
+    net = 0
+    if blk == 0:  # one worker, random-sequential inside the domain
+        lgx = _log2(Dx)
+        for a in range(H):
+            if a & 1 == 0:
+                r0, r1, r2, r3 = philox4x32(d, c1, sample, _TAG_DOMAIN | _U32(a >> 1), k0, k1)
+                u, pos = r0, r1
+            else:
+                u, pos = r2, r3
+            if fast:
+                u = _U32(0)
+            lx = np.int64(pos & _U32(Dx - 1))
+            ly = np.int64((pos >> _U32(lgx)) & _U32(Dy - 1))
+            if lx < ax and ly < ay:
+                net += attempt_at(lat, L, (X0 + lx) & m, (Y0 + ly) & m, u, params)
+        return net
+    ncx = Dx // cx
+    lgn = _log2(ncx)
+    # block layers draw 24-bit uniforms: thresholds T / 2^8 (exact for p, q in {0, 1})
+    p24 = (params[0] >> np.uint64(8), params[1] >> np.uint64(8))
+    buf = np.empty((thr, 4), dtype=np.uint32)
+    bsw = np.zeros(4, dtype=np.uint32)
+    if blk == 1:  # DT: positions inside a sub-cell of (cx/2) x (cy/2)
+        hx, hy = cx >> 1, cy >> 1
+        lgh = _log2(hx)
+        bits, per_call = draw_layout(hx * hy, fast)
+        for h in range(H):
+            if h & 63 == 0:
+                bsw[0], bsw[1], bsw[2], bsw[3] = philox4x32(
+                    d, c1, sample, _TAG_BLOCKSET | _U32(h >> 6), k0, k1
+                )
+            if h % per_call == 0:
+                for k in range(thr):
+                    buf[k, 0], buf[k, 1], buf[k, 2], buf[k, 3] = philox4x32(
+                        d * thr + k, c1, sample, _TAG_THREAD | _U32(h // per_call), k0, k1
+                    )
+            bs = np.int64((bsw[(h >> 4) & 3] >> _U32(2 * (h & 15))) & _U32(3))
+            offx = (bs & 1) * hx
+            offy = (bs >> 1) * hy
+            for k in range(thr):
+                u, pos = _thread_draw(buf, k, h % per_call, fast, bits)
+                lx = (k & (ncx - 1)) * cx + offx + np.int64(pos & _U32(hx - 1))
+                ly = (k >> lgn) * cy + offy + np.int64((pos >> _U32(lgh)) & _U32(hy - 1))
+                if lx < ax and ly < ay:
+                    net += attempt_at(lat, L, (X0 + lx) & m, (Y0 + ly) & m, u, p24)
+        return net
+    # DB with delayed borders: bulk and corners first, then the edges
+    lgc = _log2(cx)
+    bits, per_call = draw_layout(cx * cy, fast)
+    for h in range(H):
+        if h % per_call == 0:
+            for k in range(thr):
+                buf[k, 0], buf[k, 1], buf[k, 2], buf[k, 3] = philox4x32(
+                    d * thr + k, c1, sample, _TAG_THREAD | _U32(h // per_call), k0, k1
+                )
+        for half in range(2):
+            for k in range(thr):
+                u, pos = _thread_draw(buf, k, h % per_call, fast, bits)
+                px = np.int64(pos & _U32(cx - 1))
+                py = np.int64((pos >> _U32(lgc)) & _U32(cy - 1))
+                edge = (px == cx - 1) != (py == cy - 1)
+                if edge != (half == 1):
+                    continue
+                lx = (k & (ncx - 1)) * cx + px
+                ly = (k >> lgn) * cy + py
+                if lx < ax and ly < ay:
+                    net += attempt_at(lat, L, (X0 + lx) & m, (Y0 + ly) & m, u, p24)
+    return net
+
+
+@numba.njit(inline="always", cache=True)
+def domain_origin(geo, ox, oy, s, d):
+    """Origin (X0, Y0) of domain d of set s (s ignored under DB/cDB)."""
+    L, Dx, Dy, tx = geo[G_L], geo[G_DX], geo[G_DY], geo[G_TX]
+    i, j = d % tx, d // tx
+    if geo[G_DEV] <= 1:  # DT, DTr: tiles of 2D, set (sx, sy)
+        X0 = ox + 2 * Dx * i + (s & 1) * Dx
+        Y0 = oy + 2 * Dy * j + (s >> 1) * Dy
+    else:
+        X0 = ox + Dx * i
+        Y0 = oy + Dy * j
+    return X0 & (L - 1), Y0 & (L - 1)
+
+
+@numba.njit(parallel=True, cache=True)
+def dd_phase(lat, geo, ox, oy, s, c1, sample, k0, k1, params):
+    """One phase: every domain of set s updated (in parallel); returns the net events."""
+    n = geo[G_TX] * geo[G_TY]
+    net = 0
+    for d in numba.prange(n):
+        X0, Y0 = domain_origin(geo, ox, oy, s, d)
+        net += domain_update(lat, geo, X0, Y0, d, c1, sample, k0, k1, params)
+    return net
+
+
+@numba.njit(cache=True)
+def dd_sweeps(lat, geo, t0, n_steps, sample, k0, k1, params):
+    """MCS ``t0 .. t0 + n_steps`` of one sample under a DD scheme; returns the net events."""
+    order = np.empty(4, dtype=np.int64)
+    L, dev, R, P = geo[G_L], geo[G_DEV], geo[G_R], geo[G_P]
+    net = 0
+    for t in range(t0, t0 + n_steps):
+        for r in range(R):
+            ox, oy = round_origin_and_order(t, r, sample, k0, k1, L, dev, order)
+            if dev <= 1:
+                for k in range(4):
+                    c1 = t * P + 4 * r + k
+                    net += dd_phase(lat, geo, ox, oy, order[k], c1, sample, k0, k1, params)
+            else:
+                net += dd_phase(lat, geo, ox, oy, 0, t * P + r, sample, k0, k1, params)
+    return net

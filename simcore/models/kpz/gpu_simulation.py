@@ -1,0 +1,94 @@
+"""One KPZ job on the GPU: all samples of the job advance together under a DD scheme.
+
+The lattices of the S samples live on the GPU as one (S, words) array, so one
+launch per phase covers every domain of every sample (small lattices still fill
+the GPU).  Heights, W^2, C_h and C_s are reduced on the GPU
+(:mod:`.gpu_observables`); only per-sample numbers come back to the host.
+The dataset is the CPU simulation's, bit for bit, for the same config with
+``backend: cpu`` (the numba twin).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simcore.models.kpz import gpu_observables as obs
+from simcore.models.kpz.gpu import DDKernel, device_name
+from simcore.models.kpz.lattice import flat_lattice
+from simcore.models.kpz.simulation import KPZSimulation
+from simcore.schedules.decomposed import geometry_from_config
+
+_GPU_KEYS = ("lat", "net", "snap_h", "snap_lat")
+
+
+class KPZGPUSimulation(KPZSimulation):
+    """Octahedron model, two-layer DD scheme, on the current CUDA device."""
+
+    def __init__(self, cfg: dict):
+        super().__init__(cfg)
+        self.kernel = DDKernel(geometry_from_config(cfg), self.params)
+
+    def initial_state(self) -> dict:
+        """State before the first update: every sample flat, at t = 0."""
+        import cupy as cp
+
+        S, nt, ns = self.samples, self.times.size, self.waits.size
+        flat = cp.asarray(flat_lattice(2, self.L))
+        return {
+            "ti": 0,
+            "W2": np.full((S, nt), np.nan),
+            "mean_h": np.full((S, nt), np.nan),
+            "C_h": np.full((S, ns, nt), np.nan),
+            "C_s": np.full((S, ns, nt), np.nan),
+            "lat": cp.tile(flat, (S, 1)),
+            "net": cp.zeros(S, dtype=cp.int64),
+            "snap_h": cp.zeros((ns, S, self.n_sites), dtype=cp.int32),
+            "snap_lat": cp.zeros((ns, S, flat.size), dtype=cp.uint32),
+        }
+
+    def to_host(self, st: dict) -> dict:
+        """The state with its GPU arrays copied to the host, for a checkpoint."""
+        return {k: (v.get() if k in _GPU_KEYS else v) for k, v in st.items()}
+
+    def from_host(self, st: dict) -> dict:
+        """The state of a checkpoint with its big arrays back on the GPU."""
+        import cupy as cp
+
+        return {k: (cp.asarray(v) if k in _GPU_KEYS else v) for k, v in st.items()}
+
+    def device_name(self) -> str | None:
+        """The CUDA device's name."""
+        return device_name()
+
+    def done(self, st: dict) -> bool:
+        """True when the samples have reached t_max."""
+        return int(st["ti"]) >= self.times.size
+
+    def fraction_done(self, st: dict) -> float:
+        """Fraction of the MCS of the job that are done."""
+        ti = int(st["ti"])
+        return float(self.times[ti - 1] / self.times[-1]) if ti > 0 else 0.0
+
+    def describe(self, st: dict) -> str:
+        """Where the job stands, for progress lines."""
+        ti = int(st["ti"])
+        t_now = self.times[ti - 1] if ti > 0 else 0
+        return f"{self.samples} samples, t = {t_now} MCS"
+
+    def step(self, st: dict) -> None:
+        """Advance all samples to the next sampling time and record the observables."""
+        ti = int(st["ti"])
+        t_to = int(self.times[ti])
+        t_from = int(self.times[ti - 1]) if ti > 0 else 0
+        if t_to > t_from:
+            self.kernel.sweeps(st["lat"], st["net"], t_from, t_to - t_from, 0, self.k0, self.k1)
+        h = obs.heights(st["lat"], self.L, st["net"])
+        st["W2"][:, ti], st["mean_h"][:, ti] = obs.width_and_mean(h)
+        for k, s in enumerate(self.waits):
+            if s == t_to:
+                st["snap_h"][k] = h
+                st["snap_lat"][k] = st["lat"]
+            if s <= t_to:
+                st["C_h"][:, k, ti] = obs.height_autocorrelation(h, st["snap_h"][k])
+                st["C_s"][:, k, ti] = obs.slope_autocorrelation(st["lat"], st["snap_lat"][k])
+        st["ti"] = ti + 1
