@@ -20,8 +20,12 @@ CUDA_SOURCE = Path(__file__).with_name("cuda") / "octahedron_dd.cu"
 KERNEL_NAME = "octahedron_dd_phase"
 
 
-def compile_defines(geo: Geometry, fast: bool, cpt: int = 1) -> tuple[str, ...]:
-    """The -D options that fix the geometry of one kernel build (cpt: cells per thread)."""
+def compile_defines(geo: Geometry, fast: bool, cpt: int = 1, direction: int = 1) -> tuple[str, ...]:
+    """The -D options that fix the geometry of one kernel build.
+
+    cpt: thread cells per GPU thread; direction: with ``fast``, +1 for p = 1 (only
+    depositions), -1 for q = 1 (only removals).
+    """
     vals = {
         "DX": geo.Dx,
         "DY": geo.Dy,
@@ -33,6 +37,7 @@ def compile_defines(geo: Geometry, fast: bool, cpt: int = 1) -> tuple[str, ...]:
         "HITS": geo.hits,
         "FAST": int(fast),
         "CPT": cpt,
+        "DIR": direction,
     }
     return tuple(f"-D{k}={v}" for k, v in vals.items())
 
@@ -82,7 +87,8 @@ class DDKernel:
         if geo.threads % cpt:
             raise ValueError(f"{geo.threads} thread cells do not split into {cpt} per thread")
         self.cpt = cpt
-        self.fn = _kernel(compile_defines(geo, self.fast, cpt))
+        direction = 1 if int(self.params[0]) > 0 else -1
+        self.fn = _kernel(compile_defines(geo, self.fast, cpt, direction))
         # the block layers compare 24-bit uniforms with T / 2^8 (decomposed.py)
         self.p24 = np.uint32(int(self.params[0]) >> 8)
         self.q24 = np.uint32(int(self.params[1]) >> 8)

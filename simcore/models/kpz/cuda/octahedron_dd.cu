@@ -34,6 +34,9 @@ typedef unsigned int u32;
 typedef unsigned long long u64;
 
 #define NCX (DX / CX)
+#ifndef DIR
+#define DIR 1  // with FAST: +1 deposition only (p = 1), -1 removal only (q = 1)
+#endif
 #ifndef CPT
 #define CPT 1  // thread cells per GPU thread (independent attempts between barriers)
 #endif
@@ -103,36 +106,38 @@ __device__ __forceinline__ void draw(const P4 &r, int j, u32 &u, u32 &pos) {
   }
 }
 
-// One attempt at window site (wx, wy); returns +1, -1 or 0.  The slopes the rule reads
+// One attempt at bit b of window word w; returns +1, -1 or 0.  The slopes the rule reads
 // are gathered word-wise: Nx holds at each site's x-bit the x-slope of its right
 // neighbour, Ny at its y-bit the y-slope of the neighbour above (rows are bytes).
-__device__ __forceinline__ int attempt(u32 *sh, int wx, int wy, u32 u, u32 p24, u32 q24) {
-  const int w = (wy >> 2) * WS + (wx >> 2);
-  const int b = 2 * (((wy & 3) << 2) | (wx & 3));
+__device__ __forceinline__ int attempt(u32 *sh, int w, int b, u32 u, u32 p24, u32 q24) {
   const u32 W0 = sh[w], Wx = sh[w + 1], Wy = sh[w + WS];
   const u32 Nx = ((W0 >> 2) & 0x3F3F3F3Fu) | ((Wx << 6) & 0xC0C0C0C0u);
   const u32 Ny = (W0 >> 8) | (Wy << 24);
   const u32 own = (W0 >> b) & 3u;
   const u32 nbr = ((Nx >> b) & 1u) | ((Ny >> b) & 2u);
-  const bool up = (own == 0u) & (nbr == 3u) & (u < p24);
-  const bool down = (own == 3u) & (nbr == 0u) & (u < q24);
-  if (up | down) {
-    const u32 mx = 1u << b, my = 2u << b;
-    const u32 d0 = (3u << b) | ((mx << 2) & 0xFCFCFCFCu) | (my << 8);
-    const u32 dx = (mx >> 6) & 0x03030303u;  // non-zero only in the last column
-    const u32 dy = my >> 24;                 // non-zero only in the last row
-    if (BLK == 1) {
-      // DT: active sub-cells are >= 4 sites apart, so no other thread of this hit
-      // touches the words of this attempt: plain read-modify-write
-      sh[w] = W0 ^ d0;
-      if (dx) sh[w + 1] = Wx ^ dx;
-      if (dy) sh[w + WS] = Wy ^ dy;
-    } else {
-      // DB: corners and edges write into the neighbouring cells' words
-      atomicXor(&sh[w], d0);
-      if (dx) atomicXor(&sh[w + 1], dx);
-      if (dy) atomicXor(&sh[w + WS], dy);
-    }
+  bool up, down;
+  if (FAST) {  // acceptance certain: only the one direction DIR can happen
+    up = DIR > 0 && own == 0u && nbr == 3u;
+    down = DIR < 0 && own == 3u && nbr == 0u;
+  } else {
+    up = (own == 0u) & (nbr == 3u) & (u < p24);
+    down = (own == 3u) & (nbr == 0u) & (u < q24);
+  }
+  const u32 t = (up | down) ? 1u << b : 0u;  // the site's x-bit if it flips
+  const u32 d0 = 3u * t | ((t << 2) & 0xFCFCFCFCu) | (t << 9);
+  const u32 dx = (t >> 6) & 0x03030303u;  // non-zero only in the last column
+  const u32 dy = t >> 23;                 // non-zero only in the last row
+  if (BLK == 1) {
+    // DT: active sub-cells are >= 4 sites apart, so no other thread of this hit
+    // touches the words of this attempt: plain read-modify-write
+    sh[w] = W0 ^ d0;
+    if (dx) sh[w + 1] = Wx ^ dx;
+    if (dy) sh[w + WS] = Wy ^ dy;
+  } else if (t) {
+    // DB: corners and edges write into the neighbouring cells' words
+    atomicXor(&sh[w], d0);
+    if (dx) atomicXor(&sh[w + 1], dx);
+    if (dy) atomicXor(&sh[w + WS], dy);
   }
   return (int)up - (int)down;
 }
@@ -162,16 +167,23 @@ extern "C" __global__ void __launch_bounds__(NTHR)
     int r = k / WW, c = k - r * WW;
     sh[r * WS + c] = L0[(size_t)((wy0 + r) & (WL - 1)) * WL + ((wx0 + c) & (WL - 1))];
   }
+  // site (sx + rx, sy + ry) of the window, rx, ry < 4: word offset << 5 | bit offset
+  __shared__ int tab[16];
+  for (int k = threadIdx.x; k < 16; k += NTHR) {  // blocks of tiny domains have < 16 threads
+    const int x = sx + (k & 3), y = sy + (k >> 2);
+    tab[k] = (((y >> 2) * WS + (x >> 2)) << 5) | (2 * (((y & 3) << 2) | (x & 3)));
+  }
   __syncthreads();
 
   // the cells of this thread: t, t + NTHR, ...
-  int cellx[CPT], celly[CPT];
+  int cellx[CPT], celly[CPT], wbase[CPT];
   u32 gid[CPT];
 #pragma unroll
   for (int k = 0; k < CPT; k++) {
     const int cell = threadIdx.x + k * NTHR;
     cellx[k] = (cell % NCX) * CX;
     celly[k] = (cell / NCX) * CY;
+    wbase[k] = (celly[k] / 4) * WS + cellx[k] / 4;  // cells start on word edges + (sx, sy)
     gid[k] = (u32)d * NCELLS + cell;
   }
   int acc = 0;
@@ -190,38 +202,39 @@ extern "C" __global__ void __launch_bounds__(NTHR)
       if (HITS % PER_CALL != 0 && h0 + j >= HITS) break;
       if (BLK == 1) {
         const int bs = (bsr >> (2 * j)) & 3;
+        const int off = (bs & 1) * (CX / 8) + (bs >> 1) * (CY / 8) * WS;  // sub-cell, words
 #pragma unroll
         for (int k = 0; k < CPT; k++) {
           u32 u, pos;
           draw(buf[k], j, u, pos);
-          const int px = (bs & 1) * (CX / 2) + (pos & (CX / 2 - 1));
-          const int py = (bs >> 1) * (CY / 2) + ((pos / (CX / 2)) & (CY / 2 - 1));
-          if (BORDER == 0 || (cellx[k] + px < AX && celly[k] + py < AY))
-            acc += attempt(sh, sx + cellx[k] + px, sy + celly[k] + py, u, p24, q24);
+          const int px = pos & (CX / 2 - 1), py = (pos / (CX / 2)) & (CY / 2 - 1);
+          const int e = tab[(px & 3) | ((py & 3) << 2)];
+          const int w = wbase[k] + off + (px >> 2) + (py >> 2) * WS + (e >> 5);
+          if (BORDER == 0 || (cellx[k] + (bs & 1) * (CX / 2) + px < AX &&
+                              celly[k] + (bs >> 1) * (CY / 2) + py < AY))
+            acc += attempt(sh, w, e & 31, u, p24, q24);
         }
         __syncthreads();
       } else {
-        bool edge[CPT];
+        bool edge[CPT], active[CPT];
+        int wk[CPT], bk[CPT];
+        u32 uk[CPT];
 #pragma unroll
         for (int k = 0; k < CPT; k++) {  // bulk and corners
-          u32 u, pos;
-          draw(buf[k], j, u, pos);
+          u32 pos;
+          draw(buf[k], j, uk[k], pos);
           const int px = pos & (CX - 1), py = (pos / CX) & (CY - 1);
+          const int e = tab[(px & 3) | ((py & 3) << 2)];
+          wk[k] = wbase[k] + (px >> 2) + (py >> 2) * WS + (e >> 5);
+          bk[k] = e & 31;
           edge[k] = (px == CX - 1) != (py == CY - 1);
-          const bool active = BORDER == 0 || (cellx[k] + px < AX && celly[k] + py < AY);
-          if (active && !edge[k])
-            acc += attempt(sh, sx + cellx[k] + px, sy + celly[k] + py, u, p24, q24);
+          active[k] = BORDER == 0 || (cellx[k] + px < AX && celly[k] + py < AY);
+          if (active[k] && !edge[k]) acc += attempt(sh, wk[k], bk[k], uk[k], p24, q24);
         }
         __syncthreads();
 #pragma unroll
-        for (int k = 0; k < CPT; k++) {  // then the edges
-          u32 u, pos;
-          draw(buf[k], j, u, pos);
-          const int px = pos & (CX - 1), py = (pos / CX) & (CY - 1);
-          const bool active = BORDER == 0 || (cellx[k] + px < AX && celly[k] + py < AY);
-          if (active && edge[k])
-            acc += attempt(sh, sx + cellx[k] + px, sy + celly[k] + py, u, p24, q24);
-        }
+        for (int k = 0; k < CPT; k++)  // then the edges
+          if (active[k] && edge[k]) acc += attempt(sh, wk[k], bk[k], uk[k], p24, q24);
         __syncthreads();
       }
     }
