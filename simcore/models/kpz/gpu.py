@@ -76,8 +76,13 @@ class DDKernel:
     """All phases of a DD scheme on the GPU for a batch of samples in lockstep."""
 
     def __init__(
-        self, geo: Geometry, params: tuple[np.uint64, np.uint64], cells_per_thread: int = 0
+        self,
+        geo: Geometry,
+        params: tuple[np.uint64, np.uint64],
+        cells_per_thread: int = 0,
+        tuning: tuple[str, ...] = (),
     ):
+        """``tuning``: extra -D options that change speed only (e.g. -DMINB=8), for experiments."""
         if not geo.block:
             raise ValueError(f"scheme {geo.device} has no block layer: it runs on the CPU only")
         self.geo = geo
@@ -88,7 +93,7 @@ class DDKernel:
             raise ValueError(f"{geo.threads} thread cells do not split into {cpt} per thread")
         self.cpt = cpt
         direction = 1 if int(self.params[0]) > 0 else -1
-        self.fn = _kernel(compile_defines(geo, self.fast, cpt, direction))
+        self.fn = _kernel(compile_defines(geo, self.fast, cpt, direction) + tuple(tuning))
         # the block layers compare 24-bit uniforms with T / 2^8 (decomposed.py)
         self.p24 = np.uint32(int(self.params[0]) >> 8)
         self.q24 = np.uint32(int(self.params[1]) >> 8)

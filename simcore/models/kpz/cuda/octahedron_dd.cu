@@ -142,7 +142,11 @@ __device__ __forceinline__ int attempt(u32 *sh, int w, int b, u32 u, u32 p24, u3
   return (int)up - (int)down;
 }
 
-extern "C" __global__ void __launch_bounds__(NTHR)
+#ifndef MINB
+#define MINB 1  // blocks per multiprocessor the compiler must fit (register budget)
+#endif
+
+extern "C" __global__ void __launch_bounds__(NTHR, MINB)
     octahedron_dd_phase(u32 *__restrict__ lat, long long *__restrict__ net, const int *__restrict__ ox,
                         const int *__restrict__ oy, const int *__restrict__ set, int log2L, u32 c1,
                         u32 sample0, u32 k0, u32 k1, u32 p24, u32 q24, int tx) {

@@ -1,0 +1,43 @@
+"""Time tuning variants of the DD kernel (cells per thread, register budget) on one GPU.
+
+The variants compute the same lattice (tests/test_kpz_gpu.py checks cells per thread);
+this only says which is fastest.   python3 benchmarks/dd_tuning.py [L]
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+
+import cupy as cp
+import numpy as np
+
+from simcore.models.kpz.gpu import DDKernel
+from simcore.models.kpz.lattice import flat_lattice
+from simcore.rng import uniform_threshold
+from simcore.schedules.decomposed import Geometry
+
+L = int(sys.argv[1]) if len(sys.argv) > 1 else 65536
+VARIANTS = [
+    (1, ()), (2, ()), (4, ()), (2, ("-DMINB=12",)), (2, ("-DMINB=16",)), (4, ("-DMINB=32",)),
+]  # fmt: skip
+for blk in ("DT", "DB"):
+    for p, q in ((1.0, 0.0), (0.6, 0.3)):
+        params = (np.uint64(uniform_threshold(p)), np.uint64(uniform_threshold(q)))
+        geo = Geometry(L=L, device="DTr", block=blk, Dx=128, Dy=128, a=1, b=1, t_async=1.0,
+                       border=0)  # fmt: skip
+        for cpt, tuning in VARIANTS:
+            k = DDKernel(geo, params, cpt, tuning)
+            lat = cp.asarray(flat_lattice(2, L))[None, :].copy()
+            net = cp.zeros(1, dtype=cp.int64)
+            k.sweeps(lat, net, 0, 2, 0, 1, 2)
+            rates = []
+            for r in range(3):
+                a, b = cp.cuda.Event(), cp.cuda.Event()
+                a.record()
+                k.sweeps(lat, net, 2 + 3 * r, 3, 0, 1, 2)
+                b.record()
+                b.synchronize()
+                rates.append(3 * L * L / (cp.cuda.get_elapsed_time(a, b) * 1e6))
+            med = statistics.median(rates)
+            print(f"DTr{blk} p={p} q={q} cpt={cpt} {' '.join(tuning):10s} {med:7.1f} att/ns")
