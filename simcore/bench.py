@@ -179,8 +179,8 @@ def run_bench_dd(
         f"- simcore {simcore_version()}, commit `{commit}`",
         f"- command: `{cmd}`",
         "",
-        "| scheme | TC | L | GPU threads (or CPU threads) per domain | median attempts/ns "
-        "| min | max |",
+        f"| scheme | TC | L | {'GPU threads per block' if backend == 'gpu' else 'CPU threads'} "
+        "| median attempts/ns | min | max |",
         "|---|---|---|---|---|---|---|",
     ]
     for scheme, tc, L, med, lo, hi, threads in rows:
