@@ -101,15 +101,17 @@ def test_gpu_cells_per_thread_do_not_change_results(scheme: str, cpt: int) -> No
 
 @pytest.mark.gpu
 @needs_gpu
-def test_gpu_large_lattice_equals_twin() -> None:
-    """L = 512 with 128x128 domains and TC 3,2 (the default block shape of the paper)."""
+@pytest.mark.parametrize("pq", [(1.0, 0.0), (0.0, 1.0), (0.55, 0.35)])
+def test_gpu_large_lattice_equals_twin(pq: tuple[float, float]) -> None:
+    """L = 512 with 128x128 domains and TC 3,2: block-layer DB cells of 512 sites take
+    16-bit positions; p = 0, q = 1 is the removal-only path."""
     import cupy as cp
 
     from simcore.models.kpz.gpu import DDKernel
 
     for scheme in ("DTrDT", "DTrDB"):
         geo = geo_of(scheme, L=512, domain=(128, 128), tc=(3, 2))
-        params = params_of(1.0, 0.0)
+        params = params_of(*pq)
         lat = cp.asarray(flat_lattice(2, 512))[None, :].copy()
         net = cp.zeros(1, dtype=cp.int64)
         DDKernel(geo, params).sweeps(lat, net, 0, 3, 0, K0, K1)
@@ -141,3 +143,15 @@ def test_gpu_run_equals_cpu_run(tmp_path, write_config, scheme: str) -> None:
         np.testing.assert_array_equal(out["cpu"][var].values, out["gpu"][var].values)
     assert out["gpu"].attrs["backend"] == "gpu"
     assert out["gpu"].attrs["device"] != out["cpu"].attrs["device"]
+
+
+@pytest.mark.skipif(_has_gpu(), reason="checks what a machine without a GPU says")
+def test_gpu_backend_without_gpu_is_a_one_line_error(tmp_path, write_config) -> None:
+    from conftest import run_simcore, small_config
+
+    cfg = write_config(small_config(L=64, scheme="DTrDT", backend="gpu", domain=[16, 16]))
+    res = run_simcore("run", str(cfg), "--out", str(tmp_path / "x.nc"), "--quiet")
+    assert res.returncode == 2
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and "'backend'" in lines[0], res.stderr
+    assert not (tmp_path / "x.nc").exists()
