@@ -44,6 +44,15 @@ def bench_sequential(
     return rates
 
 
+def _report(lines: list[str], append: str | None) -> str:
+    """The markdown report of a benchmark; also appended to ``append`` if given."""
+    report = "\n".join(lines) + "\n"
+    if append:
+        with open(append, "a") as fh:
+            fh.write("\n" + report)
+    return report
+
+
 BENCH_CSV_FIELDS = (
     "scheme", "tc", "domain", "p", "q", "L", "samples", "backend", "device", "threads",
     "attempts_per_ns", "seconds_per_mcs", "commit",
@@ -188,11 +197,7 @@ def run_bench_dd(
             f"| {scheme} | {tc[0]},{tc[1]} | 2^{L.bit_length() - 1} | {threads} | {med:.3f} "
             f"| {lo:.3f} | {hi:.3f} |"
         )
-    report = "\n".join(lines) + "\n"
-    if append:
-        with open(append, "a") as fh:
-            fh.write("\n" + report)
-    return report
+    return _report(lines, append)
 
 
 def run_bench(
@@ -230,8 +235,4 @@ def run_bench(
         lines.append(
             f"| {dim} | 2^{L.bit_length() - 1} | {m} | {r} | {med:.4f} | {lo:.4f} | {hi:.4f} |"
         )
-    report = "\n".join(lines) + "\n"
-    if append:
-        with open(append, "a") as fh:
-            fh.write("\n" + report)
-    return report
+    return _report(lines, append)
