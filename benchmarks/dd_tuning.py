@@ -18,15 +18,16 @@ from simcore.rng import uniform_threshold
 from simcore.schedules.decomposed import Geometry
 
 L = int(sys.argv[1]) if len(sys.argv) > 1 else 65536
-VARIANTS = [
-    (1, ()), (2, ()), (4, ()), (2, ("-DMINB=12",)), (2, ("-DMINB=16",)), (4, ("-DMINB=32",)),
+VARIANTS = [  # (domain, cells per thread, extra -D options)
+    (128, 1, ()), (128, 2, ()), (64, 1, ()), (64, 2, ()), (64, 2, ("-DMINB=32",)),
+    (32, 1, ()),
 ]  # fmt: skip
 for blk in ("DT", "DB"):
     for p, q in ((1.0, 0.0), (0.6, 0.3)):
         params = (np.uint64(uniform_threshold(p)), np.uint64(uniform_threshold(q)))
-        geo = Geometry(L=L, device="DTr", block=blk, Dx=128, Dy=128, a=1, b=1, t_async=1.0,
-                       border=0)  # fmt: skip
-        for cpt, tuning in VARIANTS:
+        for D, cpt, tuning in VARIANTS:
+            geo = Geometry(L=L, device="DTr", block=blk, Dx=D, Dy=D, a=1, b=1, t_async=1.0,
+                           border=0)  # fmt: skip
             k = DDKernel(geo, params, cpt, tuning)
             lat = cp.asarray(flat_lattice(2, L))[None, :].copy()
             net = cp.zeros(1, dtype=cp.int64)
@@ -40,4 +41,7 @@ for blk in ("DT", "DB"):
                 b.synchronize()
                 rates.append(3 * L * L / (cp.cuda.get_elapsed_time(a, b) * 1e6))
             med = statistics.median(rates)
-            print(f"DTr{blk} p={p} q={q} cpt={cpt} {' '.join(tuning):10s} {med:7.1f} att/ns")
+            print(
+                f"DTr{blk} p={p} q={q} domain={D} cpt={cpt} {' '.join(tuning):10s} "
+                f"{med:7.1f} att/ns"
+            )

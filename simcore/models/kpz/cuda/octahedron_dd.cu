@@ -142,6 +142,14 @@ __device__ __forceinline__ int attempt(u32 *sh, int w, int b, u32 u, u32 p24, u3
   return (int)up - (int)down;
 }
 
+// the barrier between hits: a block of one warp needs only the warp's
+__device__ __forceinline__ void hit_barrier() {
+  if (NTHR <= 32)
+    __syncwarp(NTHR >= 32 ? 0xffffffffu : (1u << NTHR) - 1u);
+  else
+    __syncthreads();
+}
+
 #ifndef MINB
 #define MINB 1  // blocks per multiprocessor the compiler must fit (register budget)
 #endif
@@ -218,7 +226,7 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
                               celly[k] + (bs >> 1) * (CY / 2) + py < AY))
             acc += attempt(sh, w, e & 31, u, p24, q24);
         }
-        __syncthreads();
+        hit_barrier();
       } else {
         bool edge[CPT], active[CPT];
         int wk[CPT], bk[CPT];
@@ -235,11 +243,11 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
           active[k] = BORDER == 0 || (cellx[k] + px < AX && celly[k] + py < AY);
           if (active[k] && !edge[k]) acc += attempt(sh, wk[k], bk[k], uk[k], p24, q24);
         }
-        __syncthreads();
+        hit_barrier();
 #pragma unroll
         for (int k = 0; k < CPT; k++)  // then the edges
           if (active[k] && edge[k]) acc += attempt(sh, wk[k], bk[k], uk[k], p24, q24);
-        __syncthreads();
+        hit_barrier();
       }
     }
   }
