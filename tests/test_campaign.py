@@ -354,17 +354,17 @@ def test_dry_run_lists_jobs(tmp_path: Path) -> None:
     proc = snakemake(tmp_path, "-n", "--cores", "1", "--configfile", str(conf))
     out = proc.stdout + proc.stderr
     assert job_counts(out) == {
-        "job_config": 12,
         "simulate": 12,
         "aggregate": 4,
         "exponents": 4,
         "figures": 1,
         "all": 1,
-        "total": 34,
+        "total": 22,
     }
     sims = planned_outputs(out, "simulate")
     assert "results/tiny/runs/kpz_d2_L4_p0.5_q0_sequential_cpu/b2.nc" in sims
-    assert len(sims) == 12
+    assert "results/tiny/jobs/kpz_d2_L4_p0.5_q0_sequential_cpu/b2.yaml" in sims
+    assert len(sims) == 2 * 12
     assert "results/tiny/figures/lambda_eff.pdf" in planned_outputs(out, "figures")
     assert "results/tiny/datasets/kpz_d1_L32_p1_q0_sequential_cpu.nc" in planned_outputs(
         out, "aggregate"
@@ -383,11 +383,11 @@ def test_dry_run_default_campaign_from_elsewhere(tmp_path: Path) -> None:
 
 @needs_snakemake
 def test_incremental_job_configs(tmp_path: Path) -> None:
-    """Real job_config jobs, then a bigger campaign: only new/changed jobs are planned."""
+    """Real simulate jobs, then a bigger campaign: only new/changed jobs are planned."""
     cfg = tiny()
     cfg["samples"] = 4
     conf = write_campaign(tmp_path / "c.yaml", cfg)
-    snakemake(tmp_path, "--cores", "1", "--until", "job_config", "--configfile", str(conf))
+    snakemake(tmp_path, "--cores", "2", "--until", "simulate", "--configfile", str(conf))
     jobs = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.glob("results/**/*.yaml"))
     assert len(jobs) == 4 * 2
     camp = load_campaign(cfg)
@@ -397,8 +397,9 @@ def test_incremental_job_configs(tmp_path: Path) -> None:
     # (`--list-changes params` is no help here: snakemake 9.27 lists every output with
     # recorded params, changed or not; the dry run's job list is what counts)
     def planned() -> set[str]:
-        proc = snakemake(tmp_path, "-n", "--until", "job_config", "--configfile", str(conf))
-        return planned_outputs(proc.stdout + proc.stderr, "job_config")
+        proc = snakemake(tmp_path, "-n", "--until", "simulate", "--configfile", str(conf))
+        outs = planned_outputs(proc.stdout + proc.stderr, "simulate")
+        return {o for o in outs if o.endswith(".yaml")}
 
     assert planned() == set()
     # one more block per point (blocks 0 and 1 unchanged), a new point, and a changed
@@ -448,5 +449,8 @@ def test_end_to_end_and_incremental(tmp_path: Path) -> None:
     write_campaign(conf, cfg)
     proc = snakemake(tmp_path, "-n", "--configfile", str(conf))
     out = proc.stdout + proc.stderr
-    assert planned_outputs(out, "simulate") == {f"results/e2e/runs/{point}/b1.nc"}
+    assert planned_outputs(out, "simulate") == {
+        f"results/e2e/runs/{point}/b1.nc",
+        f"results/e2e/jobs/{point}/b1.yaml",
+    }
     assert runs == {p.name: p.stat().st_mtime_ns for p in (res / "runs" / point).iterdir()}

@@ -1,41 +1,33 @@
-# Jobs: one run config and one `simcore run` per (point, block).
-
-
-rule job_config:
-    """Write the run config of one job (keys as in ARCHITECTURE.md).
-
-    The config is a param: Snakemake's params trigger reruns exactly the jobs whose
-    config changed; adding samples or points leaves the other configs (and runs) alone.
-    A shell `printf` of the pre-rendered YAML, not a `run:` block: a `run:` job costs a
-    whole Snakemake start-up (seconds), too much for thousands of jobs.
-    """
-    output:
-        "results/{campaign}/jobs/{point}/b{block}.yaml",
-    params:
-        job=job_params,
-        text=job_yaml,
-    localrule: True
-    shell:
-        "printf '%s' {params.text:q} > {output:q}"
+# Jobs: one `simcore run` per (point, block), with its run config written beside it.
 
 
 rule simulate:
-    """Run the engine on one job config: one netCDF run file (ARCHITECTURE.md layout).
+    """Write the run config of one job (keys as in ARCHITECTURE.md) and run the engine on it.
 
-    Resources come from simcore.campaign.job_resources (runtime from L^dim * t_max *
-    samples site updates, mem_mb from the lattice and result sizes; doubled per retry).
+    The config is a param: Snakemake's params trigger reruns exactly the jobs whose
+    config changed; adding samples or points leaves the other configs (and runs) alone.
+    Writing the config in the same job (a shell `printf` of the pre-rendered YAML) keeps
+    one Snakemake job per simulation: a campaign of 10,000 runs is a DAG of ~10,000
+    jobs, not 20,000.  Resources come from simcore.campaign.job_resources (runtime from
+    L^dim * t_max * samples site updates, mem_mb from the lattice and result sizes;
+    doubled per retry).  A job that fails or is killed leaves no run file (simcore
+    writes atomically, Snakemake removes the outputs of failed jobs), so it is never
+    aggregated.
     """
-    input:
-        "results/{campaign}/jobs/{point}/b{block}.yaml",
     output:
-        "results/{campaign}/runs/{point}/b{block}.nc",
+        run="results/{campaign}/runs/{point}/b{block}.nc",
+        job="results/{campaign}/jobs/{point}/b{block}.yaml",
     log:
         "results/{campaign}/logs/simulate/{point}/b{block}.log",
+    params:
+        job=job_params,
+        text=job_yaml,
     threads: job_threads
     resources:
         runtime=job_resource("runtime"),
         mem_mb=job_resource("mem_mb"),
         gpu=job_resource("gpu"),
     shell:
+        "printf '%s' {params.text:q} > {output.job:q} && "
         "NUMBA_NUM_THREADS={threads} OMP_NUM_THREADS={threads} "
-        "simcore run {input:q} --out {output:q} > {log:q} 2>&1"
+        "simcore run {output.job:q} --out {output.run:q} > {log:q} 2>&1"
