@@ -46,7 +46,17 @@ MATCH_COORDS = ("time", "s")
 
 #: Per-job attributes never copied into the dataset (replaced by the source_* attributes).
 PER_RUN_ATTRS = frozenset(
-    {"seed", "block", "sample_offset", "samples", "config", "wall_seconds", "created", "history"}
+    {
+        "seed",
+        "block",
+        "sample_offset",
+        "samples",
+        "config",
+        "config_hash",
+        "wall_seconds",
+        "created",
+        "history",
+    }
 )
 
 _MISSING = "<missing>"
@@ -178,6 +188,7 @@ def aggregate(paths: Sequence[str | os.PathLike[str]]) -> xr.Dataset:
             "source_files": [p.name for p, _ in runs],
             "source_blocks": [str(ds.attrs.get("block", "")) for ds in datasets],
             "source_seeds": [str(ds.attrs.get("seed", "")) for ds in datasets],
+            "source_config_hashes": [str(ds.attrs.get("config_hash", "")) for ds in datasets],
             "wall_seconds_total": float(sum(walls)),
             "created": now,
             "history": f"{now} python -m analysis.aggregate: {len(datasets)} runs, "

@@ -170,6 +170,9 @@ def provenance(datasets: Sequence[xr.Dataset]) -> dict[str, str]:
     return {
         "simcore_version": uniq("simcore_version"),
         "git_commit": uniq("git_commit"),
+        "point_config_hash": uniq("point_config_hash"),
+        "backend": uniq("backend"),
+        "device": uniq("device"),
         "points": points,
         "samples": ", ".join(str(_n_samples(d)) for d in datasets),
     }
@@ -179,7 +182,8 @@ def _metadata(name: str, prov: Mapping[str, str], fmt: str) -> dict[str, str]:
     """Backend-specific metadata dict for ``savefig(metadata=...)``."""
     text = (
         f"simcore {prov['simcore_version']}; git {prov['git_commit']}; "
-        f"points: {prov['points']}; samples: {prov['samples']}"
+        f"config {prov.get('point_config_hash', '?')}; backend {prov.get('backend', '?')} on "
+        f"{prov.get('device', '?')}; points: {prov['points']}; samples: {prov['samples']}"
     )
     software = (
         f"simcore {prov['simcore_version']} (analysis.figures), matplotlib {matplotlib.__version__}"
@@ -199,6 +203,9 @@ def _metadata(name: str, prov: Mapping[str, str], fmt: str) -> dict[str, str]:
         "git_commit": prov["git_commit"],
         "points": prov["points"],
         "samples": prov["samples"],
+        "point_config_hash": prov.get("point_config_hash", ""),
+        "backend": prov.get("backend", ""),
+        "device": prov.get("device", ""),
     }
 
 

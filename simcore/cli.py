@@ -71,6 +71,18 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("-p", type=float, default=1.0)
     bench.add_argument("-q", type=float, default=0.0)
     bench.add_argument("--append", metavar="FILE", help="append the report to FILE")
+    status = sub.add_parser(
+        "status",
+        help="progress of a campaign per parameter point",
+        description="Samples and runs done and planned, and wall time spent, per point of "
+        "a campaign's results directory (results/<campaign>).",
+    )
+    status.add_argument("results", help="results directory of one campaign, results/<campaign>")
+    status.add_argument(
+        "--config",
+        metavar="CAMPAIGN.yaml",
+        help="the campaign file, for the planned runs (default: the jobs started so far)",
+    )
     dd = bench.add_argument_group("dd kernel")
     dd.add_argument("--scheme", nargs="+", default=["DTrDT"], help="DD schemes, e.g. DTrDB")
     dd.add_argument(
@@ -106,6 +118,18 @@ def main(argv: list[str] | None = None) -> int:
 
             cfg = load_run_config(args.config)
             return run_job(cfg, args.out, max_wall=args.max_wall, progress=not args.quiet)
+        if args.command == "status":
+            from pathlib import Path
+
+            from simcore.status import campaign_status, format_status
+
+            results = Path(args.results)
+            if not (results / "runs").is_dir() and not (results / "jobs").is_dir():
+                raise ConfigError(
+                    "results", args.results, "no runs/ or jobs/ inside: give results/<campaign>"
+                )
+            print(format_status(campaign_status(results, args.config)), end="")
+            return 0
         if args.command == "bench" and args.kernel == "dd":
             from simcore.bench import run_bench_dd
 

@@ -6,6 +6,7 @@ import subprocess
 import numpy as np
 import pytest
 import xarray as xr
+import yaml
 from conftest import run_simcore, small_config
 
 
@@ -96,3 +97,25 @@ def test_run_writes_cf_dataset_with_provenance(tmp_path, write_config):
         assert np.isnan(ds.C_h.sel(s=20, time=5)).all()
         np.testing.assert_array_equal(ds.C_h.sel(s=20, time=20), ds.W2.sel(time=20))
     assert not list(tmp_path.glob("*.ckpt"))
+
+
+def test_status_counts_runs_samples_and_wall_time(tmp_path, write_config) -> None:
+    """`simcore status` reads finished run files and the started jobs' configs."""
+    from conftest import run_simcore, small_config
+
+    res_dir = tmp_path / "results" / "c"
+    point = "kpz_d2_L16_p1_q0_sequential_cpu"
+    (res_dir / "runs" / point).mkdir(parents=True)
+    (res_dir / "jobs" / point).mkdir(parents=True)
+    for b in range(2):
+        cfg = small_config(samples=2, sample_offset=2 * b, t_max=5, waiting_times=[2])
+        (res_dir / "jobs" / point / f"b{b}.yaml").write_text(yaml.safe_dump(cfg))
+    job0 = res_dir / "jobs" / point / "b0.yaml"
+    out = run_simcore("run", str(job0), "--out", str(res_dir / "runs" / point / "b0.nc"), "--quiet")
+    assert out.returncode == 0, out.stderr
+    res = run_simcore("status", str(res_dir))
+    assert res.returncode == 0, res.stderr
+    row = next(line for line in res.stdout.splitlines() if line.startswith(point))
+    assert row.split()[1:3] == ["1/2", "2/4"]
+    bad = run_simcore("status", str(tmp_path))
+    assert bad.returncode == 2 and "results" in bad.stderr

@@ -8,7 +8,7 @@ import numpy as np
 import xarray as xr
 import yaml
 
-from simcore.config import POINT_KEYS
+from simcore.config import POINT_KEYS, config_hash
 from simcore.io.atomic import atomic_path
 
 #: Config keys copied into the global attributes of every run file.
@@ -23,6 +23,18 @@ ATTR_KEYS = (
     "point",
     "block",
     "points_per_decade",
+)
+
+
+#: The keys every run of a point shares: their hash names the point's configuration in
+#: datasets and figures (config_hash is the job's own, seed and block included).
+POINT_CONFIG_KEYS = (
+    *POINT_KEYS,
+    "t_max",
+    "waiting_times",
+    "points_per_decade",
+    "campaign",
+    "point",
 )
 
 
@@ -45,6 +57,8 @@ def run_attributes(cfg: dict, prov: dict[str, str], wall_seconds: float) -> dict
             v = [int(x) for x in v] if v else ""
         attrs[key] = v
     attrs.update(prov)
+    attrs["config_hash"] = config_hash(cfg)
+    attrs["point_config_hash"] = config_hash({k: cfg[k] for k in POINT_CONFIG_KEYS if k in cfg})
     attrs["wall_seconds"] = float(wall_seconds)
     attrs["config"] = yaml.safe_dump(cfg, sort_keys=True)
     return attrs

@@ -1,0 +1,154 @@
+"""A real Slurm cluster on localhost runs a small campaign through the Slurm profile.
+
+Debian's slurm-wlm (22.05) and munge are installed with apt-get if they are missing
+(root only), a one-node cluster is started (slurmctld, slurmd, munged on a private
+socket), and Snakemake submits the campaign with ``--workflow-profile
+workflow/profiles/slurm`` (snakemake-executor-plugin-slurm) to the aggregated datasets.
+The cluster has no accounting database, so job status comes from squeue
+(``--slurm-status-command squeue``, MinJobAge = 1 h).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import xarray as xr
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+SLURM_CONF = Path("/etc/slurm/slurm.conf")
+
+pytestmark = [pytest.mark.slow, pytest.mark.slurm]
+
+
+def _install_slurm() -> str | None:
+    """Make sbatch, slurmctld, slurmd and munged available; the reason if impossible."""
+    if all(shutil.which(t) for t in ("sbatch", "slurmctld", "slurmd", "munged")):
+        return None
+    if os.geteuid() != 0 or shutil.which("apt-get") is None:
+        return "Slurm is not installed and apt-get as root is not available"
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    cmd = ["apt-get", "install", "-y", "-q", "slurm-wlm", "munge"]
+    if subprocess.run(cmd, env=env, capture_output=True).returncode != 0:
+        subprocess.run(["apt-get", "update", "-q"], env=env, capture_output=True)
+        res = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        if res.returncode != 0:
+            return f"apt-get install slurm-wlm munge failed: {res.stderr.strip()[-300:]}"
+    return None
+
+
+def _slurm_conf(host: str, state: Path) -> str:
+    return f"""# written by tests/test_slurm.py: a one-node cluster on localhost
+ClusterName=simcoretest
+SlurmctldHost={host}
+SlurmUser=root
+AuthType=auth/munge
+AuthInfo=socket={state}/munge.socket
+CredType=cred/munge
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=2
+SlurmctldPidFile={state}/slurmctld.pid
+SlurmdPidFile={state}/slurmd.pid
+SlurmdSpoolDir={state}/slurmd
+StateSaveLocation={state}/ctld
+SlurmctldLogFile={state}/slurmctld.log
+SlurmdLogFile={state}/slurmd.log
+MinJobAge=3600
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+MpiDefault=none
+NodeName={host} CPUs={os.cpu_count()} RealMemory=8000 State=UNKNOWN
+PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+"""
+
+
+@pytest.fixture(scope="module")
+def slurm_cluster(tmp_path_factory):
+    """A running one-node Slurm cluster (or skip, saying why)."""
+    if importlib.util.find_spec("snakemake_executor_plugin_slurm") is None:
+        pytest.skip("snakemake-executor-plugin-slurm is not installed (pip install -e .[slurm])")
+    reason = _install_slurm()
+    if reason:
+        pytest.skip(reason)
+    if SLURM_CONF.exists() and "tests/test_slurm.py" not in SLURM_CONF.read_text():
+        pytest.skip(f"{SLURM_CONF} belongs to a real cluster; not touching it")
+    state = tmp_path_factory.mktemp("slurm")
+    for sub in ("slurmd", "ctld"):
+        (state / sub).mkdir()
+    host = socket.gethostname().split(".")[0]
+    SLURM_CONF.parent.mkdir(parents=True, exist_ok=True)
+    SLURM_CONF.write_text(_slurm_conf(host, state))
+    munge_key = Path("/etc/munge/munge.key")
+    daemons = [
+        [
+            "munged", "--force", f"--socket={state}/munge.socket", f"--key-file={munge_key}",
+            f"--log-file={state}/munged.log", f"--pid-file={state}/munged.pid",
+            f"--seed-file={state}/munge.seed",
+        ],
+        ["slurmctld"],
+        ["slurmd"],
+    ]  # fmt: skip
+    for cmd in daemons:
+        res = subprocess.run(cmd, capture_output=True, text=True)
+        if res.returncode != 0:
+            pytest.fail(f"{cmd[0]} did not start: {res.stderr.strip()}")
+        time.sleep(1)
+    for _ in range(30):
+        res = subprocess.run(["sinfo", "-h", "-o", "%T"], capture_output=True, text=True)
+        if res.returncode == 0 and res.stdout.strip() == "idle":
+            break
+        time.sleep(1)
+    else:
+        pytest.fail(f"the Slurm node never became idle: {res.stdout} {res.stderr}")
+    yield host
+    for pidfile in ("slurmd.pid", "slurmctld.pid", "munged.pid"):
+        pid = state / pidfile
+        if pid.exists():
+            subprocess.run(["kill", pid.read_text().strip()], capture_output=True)
+
+
+def test_campaign_through_slurm(slurm_cluster, tmp_path: Path) -> None:
+    """Six simulate jobs (in groups of 2: the node has 2 cores) and the aggregates, via Slurm."""
+    campaign = {
+        "campaign": "slurmtest",
+        "seed": 11,
+        "samples": 6,
+        "samples_per_job": 2,
+        "t_max": 20,
+        "waiting_times": [5],
+        "points": [{"dim": 2, "L": [16, 32], "scheme": "sequential"}],
+    }
+    conf = tmp_path / "slurmtest.yaml"
+    conf.write_text(yaml.safe_dump(campaign))
+    cmd = [
+        sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"),
+        "--directory", str(tmp_path), "--workflow-profile", str(ROOT / "workflow/profiles/slurm"),
+        "--configfile", str(conf), "--default-resources", "slurm_partition=debug",
+        "--group-components", "simulations=2", "--slurm-status-command", "squeue",
+        "--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks",
+        "2", "--latency-wait", "5", "datasets",
+        "--keep-going",
+    ]  # fmt: skip
+    res = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=480)
+    assert res.returncode == 0, res.stderr[-3000:]
+    out = tmp_path / "results" / "slurmtest" / "datasets"
+    for L in (16, 32):
+        with xr.open_dataset(out / f"kpz_d2_L{L}_p1_q0_sequential_cpu.nc") as ds:
+            assert ds.sizes["sample"] == 6 and ds.attrs["n_runs"] == 3
+    # the jobs really went through Slurm: squeue knows them, all completed
+    jobs = subprocess.run(
+        ["squeue", "--states=all", "-h", "-o", "%j|%T"], capture_output=True, text=True
+    ).stdout.split()
+    assert jobs and all(j.endswith("|COMPLETED") for j in jobs), jobs
+    assert len(jobs) >= 4  # 3 groups of simulate jobs + the aggregates
