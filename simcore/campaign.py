@@ -301,6 +301,17 @@ class Campaign:
                 del cfg[key]
         return cfg
 
+    def summary(self) -> str:
+        """What a campaign runs, for report captions: points, samples, engine version."""
+        from simcore.io.provenance import git_commit, simcore_version
+
+        parts = [f"{pt.name} ({pt.samples} samples to t = {pt.t_max} MCS)" for pt in self.points]
+        return (
+            f"{len(self.points)} parameter point(s): "
+            + "; ".join(parts)
+            + f". simcore {simcore_version()}, git {git_commit() or 'n/a'}."
+        )
+
     def job_threads(self, point: str) -> int:
         """CPU threads of a job of ``point``: ``threads`` for CPU DD schemes, else 1."""
         pt = self.point(point)

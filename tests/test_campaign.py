@@ -375,6 +375,12 @@ def test_dry_run_lists_jobs(tmp_path: Path) -> None:
 
 
 @needs_snakemake
+def test_lint_is_clean(tmp_path: Path) -> None:
+    proc = snakemake(tmp_path, "--lint")
+    assert "Congratulations, your workflow is in a good condition" in proc.stdout + proc.stderr
+
+
+@needs_snakemake
 def test_dry_run_default_campaign_from_elsewhere(tmp_path: Path) -> None:
     proc = snakemake(tmp_path, "-n", "--cores", "1", "--config", "samples=20")
     counts = job_counts(proc.stdout + proc.stderr)
@@ -442,6 +448,12 @@ def test_end_to_end_and_incremental(tmp_path: Path) -> None:
         assert (res / "figures" / f"{name}.png").stat().st_size > 0
     with xr.open_dataset(res / "datasets" / f"{point}.nc") as ds:
         assert ds["sample"].values.tolist() == [0, 1, 2] and ds.attrs["n_runs"] == 2
+        for key in ("point_config_hash", "simcore_version", "git_commit", "backend", "device"):
+            assert key in ds.attrs, key
+    # the report holds every figure with a caption saying what ran, with which version
+    snakemake(tmp_path, "--configfile", str(conf), "--report", "report.html")
+    text = (tmp_path / "report.html").read_text()
+    assert "3 samples to t = 20 MCS" in text and "simcore " in text and "W2.png" in text
     runs = {p.name: p.stat().st_mtime_ns for p in (res / "runs" / point).iterdir()}
     proc = snakemake(tmp_path, "-n", "--configfile", str(conf))
     assert "Nothing to be done" in proc.stdout + proc.stderr

@@ -15,5 +15,7 @@ rule aggregate:
     resources:
         runtime=30,
         mem_mb=lambda wildcards, input: 1024 + 3 * int(input.size_mb),
+    conda:
+        "../envs/simcore.yaml"
     shell:
         "python -m analysis.aggregate --out {output:q} {input:q} > {log:q} 2>&1"

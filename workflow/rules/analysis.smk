@@ -12,6 +12,8 @@ rule exponents:
     resources:
         runtime=30,
         mem_mb=lambda wildcards, input: 1024 + 3 * int(input.size_mb),
+    conda:
+        "../envs/simcore.yaml"
     shell:
         "python -m analysis.exponents {input:q} --out {output:q} > {log:q} 2>&1"
 
@@ -21,18 +23,25 @@ rule figures:
     input:
         campaign_analyses,
     output:
-        expand(
-            "results/{{campaign}}/figures/{name}.{ext}",
-            name=FIGURE_NAMES,
-            ext=FIGURE_FORMATS,
+        report(
+            expand(
+                "results/{{campaign}}/figures/{name}.{ext}",
+                name=FIGURE_NAMES,
+                ext=FIGURE_FORMATS,
+            ),
+            caption="../report/figure.rst",
+            category="Campaign figures",
         ),
     log:
         "results/{campaign}/logs/figures.log",
     params:
         out_dir=lambda wildcards: f"results/{wildcards.campaign}/figures",
+        summary=lambda wildcards: CAMPAIGN.summary(),
     resources:
         runtime=30,
         mem_mb=lambda wildcards, input: 2048 + 3 * int(input.size_mb),
+    conda:
+        "../envs/simcore.yaml"
     shell:
         "python -m analysis.figures --out-dir {params.out_dir:q} {input:q} > {log:q} 2>&1"
 
@@ -48,15 +57,22 @@ rule paper_figure:
             bench_csv(wildcards) if wildcards.fig == "performance" else campaign_analyses(wildcards)
         ),
     output:
-        expand("results/{{campaign}}/figures/paper_{{fig}}.{ext}", ext=FIGURE_FORMATS),
+        report(
+            expand("results/{{campaign}}/figures/paper_{{fig}}.{ext}", ext=FIGURE_FORMATS),
+            caption="../report/figure.rst",
+            category="Paper comparisons",
+        ),
     log:
         "results/{campaign}/logs/paper_{fig}.log",
     wildcard_constraints:
         fig="fig3b|fig4|fig6|performance",
     params:
         out_dir=lambda wildcards: f"results/{wildcards.campaign}/figures",
+        summary=lambda wildcards: CAMPAIGN.summary(),
     resources:
         runtime=30,
+    conda:
+        "../envs/simcore.yaml"
     shell:
         "python -m analysis.paper_figures {wildcards.fig} --out-dir {params.out_dir:q} "
         "--name paper_{wildcards.fig} {input:q} > {log:q} 2>&1"
@@ -73,16 +89,7 @@ rule benchmark:
     resources:
         gpu=1,
         runtime=60,
-    run:
-        import shlex
-        import subprocess
-        import tempfile
-        from pathlib import Path
-
-        tmp = Path(tempfile.mkdtemp(dir=Path(output[0]).parent.parent))
-        with open(log[0], "w") as fh:
-            for line in params.lines:
-                cmd = ["simcore", "bench", "dd", *shlex.split(line), "--csv", str(tmp / "b.csv")]
-                subprocess.run(cmd, check=True, stdout=fh, stderr=subprocess.STDOUT)
-        (tmp / "b.csv").rename(output[0])
-        tmp.rmdir()
+    conda:
+        "../envs/simcore.yaml"
+    script:
+        "../scripts/benchmark.py"

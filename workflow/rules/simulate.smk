@@ -27,6 +27,8 @@ rule simulate:
         runtime=job_resource("runtime"),
         mem_mb=job_resource("mem_mb"),
         gpu=job_resource("gpu"),
+    conda:
+        "../envs/simcore.yaml"
     shell:
         "printf '%s' {params.text:q} > {output.job:q} && "
         "NUMBA_NUM_THREADS={threads} OMP_NUM_THREADS={threads} "
