@@ -150,8 +150,34 @@ def _common_attrs(datasets: Iterable[xr.Dataset]) -> dict[str, Any]:
     return common
 
 
+def _as_list(value: Any) -> list[str]:
+    return [str(v) for v in np.atleast_1d(value)] if value is not None else []
+
+
+def _sources(path: Path, ds: xr.Dataset) -> dict[str, Any]:
+    """The runs behind one input: itself (a run file) or those of a partial aggregate."""
+    if "source_files" in ds.attrs:  # a stage of a staged aggregation
+        return {
+            "source_files": _as_list(ds.attrs["source_files"]),
+            "source_blocks": _as_list(ds.attrs.get("source_blocks")),
+            "source_seeds": _as_list(ds.attrs.get("source_seeds")),
+            "source_config_hashes": _as_list(ds.attrs.get("source_config_hashes")),
+            "wall": float(ds.attrs.get("wall_seconds_total", 0.0)),
+        }
+    return {
+        "source_files": [path.name],
+        "source_blocks": [str(ds.attrs.get("block", ""))],
+        "source_seeds": [str(ds.attrs.get("seed", ""))],
+        "source_config_hashes": [str(ds.attrs.get("config_hash", ""))],
+        "wall": float(ds.attrs.get("wall_seconds", 0.0)),
+    }
+
+
 def aggregate(paths: Sequence[str | os.PathLike[str]]) -> xr.Dataset:
     """Read run files and return one dataset, concatenated along ``sample`` by sample index.
+
+    Inputs may also be partial aggregates (stages of many runs each): their source lists
+    are carried over, so a staged aggregation gives the same dataset as a single one.
 
     Raises :class:`AggregationError` if any of :data:`MATCH_ATTRS` or the ``time``/``s``
     coordinates differ between runs, or a sample index occurs twice.
@@ -180,18 +206,18 @@ def aggregate(paths: Sequence[str | os.PathLike[str]]) -> xr.Dataset:
 
     now = datetime.now(UTC).replace(microsecond=0).isoformat()
     attrs = _common_attrs(datasets)
-    walls = [float(ds.attrs["wall_seconds"]) for ds in datasets if "wall_seconds" in ds.attrs]
+    sources = [_sources(path, ds) for path, ds in runs]
     attrs.update(
         {
-            "n_runs": len(datasets),
+            "n_runs": sum(len(src["source_files"]) for src in sources),
             "n_samples": int(combined.sizes["sample"]),
-            "source_files": [p.name for p, _ in runs],
-            "source_blocks": [str(ds.attrs.get("block", "")) for ds in datasets],
-            "source_seeds": [str(ds.attrs.get("seed", "")) for ds in datasets],
-            "source_config_hashes": [str(ds.attrs.get("config_hash", "")) for ds in datasets],
-            "wall_seconds_total": float(sum(walls)),
+            **{
+                key: [v for src in sources for v in src[key]]
+                for key in ("source_files", "source_blocks", "source_seeds", "source_config_hashes")
+            },
+            "wall_seconds_total": float(sum(src["wall"] for src in sources)),
             "created": now,
-            "history": f"{now} python -m analysis.aggregate: {len(datasets)} runs, "
+            "history": f"{now} python -m analysis.aggregate: {len(datasets)} inputs, "
             f"{int(combined.sizes['sample'])} samples",
         }
     )

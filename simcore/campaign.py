@@ -241,6 +241,7 @@ class Campaign:
     points: tuple[Point, ...]
     resources: Mapping[str, float]
     threads: int = 1
+    stage_size: int = 100
     paper_figures: tuple[str, ...] = ()
     benchmarks: tuple[str, ...] = ()
     _index: dict[str, Point] = field(init=False, repr=False, compare=False)
@@ -468,6 +469,7 @@ def load_campaign(
         points=tuple(points),
         resources=dict(cfg["job_resources"]),
         threads=int(cfg["threads"]),
+        stage_size=int(cfg["aggregate_stage_size"]),
         paper_figures=tuple(cfg["paper_figures"]),
         benchmarks=tuple(cfg["benchmarks"]),
     )

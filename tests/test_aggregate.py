@@ -179,3 +179,17 @@ def test_missing_file_is_refused(tmp_path: Path) -> None:
 def test_help() -> None:
     proc = run_cli("--help")
     assert proc.returncode == 0 and "--out" in proc.stdout
+
+
+def test_staged_aggregation_equals_single(tmp_path: Path) -> None:
+    """Stages of runs, then the stages: the same data and the same source lists."""
+    paths = [make_run(tmp_path / f"b{b}.nc", b) for b in range(5)]
+    single = aggregate(paths)
+    stage_a, stage_b = tmp_path / "s0.nc", tmp_path / "s1.nc"
+    assert main(["--out", str(stage_a), *map(str, paths[:3])]) == 0
+    assert main(["--out", str(stage_b), *map(str, paths[3:])]) == 0
+    staged = aggregate([stage_b, stage_a])
+    for var in single.data_vars:
+        np.testing.assert_array_equal(single[var].values, staged[var].values)
+    for key in ("n_runs", "n_samples", "source_files", "source_blocks", "source_seeds"):
+        assert list(np.atleast_1d(single.attrs[key])) == list(np.atleast_1d(staged.attrs[key]))

@@ -33,6 +33,7 @@ wildcard_constraints:
     campaign=re.escape(CAMPAIGN.name),
     point=NAME_PATTERN,
     block=r"0|[1-9][0-9]*",
+    stage=r"0|[1-9][0-9]*",
 
 
 def job_params(wildcards):
@@ -67,15 +68,33 @@ PAPER_FIGURES = expand(
 )
 
 
-def point_runs(wildcards):
-    """All run files (one per block) of a point, in block order."""
-    point = CAMPAIGN.point(wildcards.point)
+def _runs(campaign, point, blocks):
     return expand(
-        "results/{campaign}/runs/{point}/b{block}.nc",
+        "results/{campaign}/runs/{point}/b{block}.nc", campaign=campaign, point=point, block=blocks
+    )
+
+
+def point_runs(wildcards):
+    """What the point's dataset is made of: its run files (one per block, in block
+    order), or, for more blocks than aggregate_stage_size, its stages."""
+    point = CAMPAIGN.point(wildcards.point)
+    size = CAMPAIGN.stage_size
+    if point.n_blocks <= size:
+        return _runs(wildcards.campaign, point.name, point.blocks)
+    return expand(
+        "results/{campaign}/datasets/stages/{point}/s{stage}.nc",
         campaign=wildcards.campaign,
         point=point.name,
-        block=point.blocks,
+        stage=range(-(-point.n_blocks // size)),
     )
+
+
+def stage_runs(wildcards):
+    """The run files of one stage of a point."""
+    point = CAMPAIGN.point(wildcards.point)
+    size, stage = CAMPAIGN.stage_size, int(wildcards.stage)
+    blocks = range(stage * size, min(point.n_blocks, (stage + 1) * size))
+    return _runs(wildcards.campaign, point.name, blocks)
 
 
 def bench_csv(wildcards):
