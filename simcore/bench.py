@@ -44,8 +44,19 @@ def bench_sequential(
     return rates
 
 
-def _report(lines: list[str], append: str | None) -> str:
-    """The markdown report of a benchmark; also appended to ``append`` if given."""
+def _report(title: str, machine: str, commit: str, table: list[str], append: str | None) -> str:
+    """The markdown report of a benchmark (title, machine, version, the exact command,
+    the table); also appended to ``append`` if given."""
+    cmd = "simcore " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    lines = [
+        f"### {title} ({now_iso()[:10]})",
+        "",
+        f"- {machine}",
+        f"- simcore {simcore_version()}, commit `{commit}`",
+        f"- command: `{cmd}`",
+        "",
+        *table,
+    ]
     report = "\n".join(lines) + "\n"
     if append:
         with open(append, "a") as fh:
@@ -180,14 +191,7 @@ def run_bench_dd(
                                  L, samples, backend, device, threads, f"{r:.6g}",
                                  f"{samples * L * L / (r * 1e9):.6g}", commit]
                             )  # fmt: skip
-    cmd = "simcore " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     lines = [
-        f"### DD KPZ kernels, {backend}, p={p:g}, q={q:g} ({now_iso()[:10]})",
-        "",
-        f"- device: {device}; domain {domain[0]}x{domain[1]} sites, {samples} sample(s) per launch",
-        f"- simcore {simcore_version()}, commit `{commit}`",
-        f"- command: `{cmd}`",
-        "",
         f"| scheme | TC | L | {'GPU threads per block' if backend == 'gpu' else 'CPU threads'} "
         "| median attempts/ns | min | max |",
         "|---|---|---|---|---|---|---|",
@@ -197,7 +201,13 @@ def run_bench_dd(
             f"| {scheme} | {tc[0]},{tc[1]} | 2^{L.bit_length() - 1} | {threads} | {med:.3f} "
             f"| {lo:.3f} | {hi:.3f} |"
         )
-    return _report(lines, append)
+    return _report(
+        f"DD KPZ kernels, {backend}, p={p:g}, q={q:g}",
+        f"device: {device}; domain {domain[0]}x{domain[1]} sites, {samples} sample(s) per launch",
+        commit,
+        lines,
+        append,
+    )
 
 
 def run_bench(
@@ -220,14 +230,7 @@ def run_bench(
             rates = bench_sequential(dim, L, mcs, repeats, warmup, p, q)
             rows.append((dim, L, mcs, repeats, statistics.median(rates), min(rates), max(rates)))
             print(f"d={dim} L={L}: median {rows[-1][4]:.4f} attempts/ns", file=sys.stderr)
-    cmd = "simcore " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     lines = [
-        f"### {kernel} KPZ kernel, CPU, p={p:g}, q={q:g} ({now_iso()[:10]})",
-        "",
-        f"- machine: {cpu_name()}, 1 core (single-threaded kernel)",
-        f"- simcore {simcore_version()}, commit `{git_commit() or 'n/a'}`",
-        f"- command: `{cmd}`",
-        "",
         "| d | L | MCS per repeat | repeats | median attempts/ns | min | max |",
         "|---|---|---|---|---|---|---|",
     ]
@@ -235,4 +238,10 @@ def run_bench(
         lines.append(
             f"| {dim} | 2^{L.bit_length() - 1} | {m} | {r} | {med:.4f} | {lo:.4f} | {hi:.4f} |"
         )
-    return _report(lines, append)
+    return _report(
+        f"{kernel} KPZ kernel, CPU, p={p:g}, q={q:g}",
+        f"machine: {cpu_name()}, 1 core (single-threaded kernel)",
+        git_commit() or "n/a",
+        lines,
+        append,
+    )
