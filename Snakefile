@@ -44,6 +44,13 @@ rule all:
         PAPER_FIGURES,
 
 
+rule papers:
+    """The campaign's comparison figures of the papers (config/papers.yaml: all of them)."""
+    localrule: True
+    input:
+        PAPER_FIGURES,
+
+
 rule datasets:
     """Stop after aggregation: one dataset per point (no analysis, no figures)."""
     localrule: True

@@ -233,6 +233,19 @@ class Point:
 
 
 @dataclass(frozen=True)
+class PaperFigure:
+    """A comparison figure of a campaign: which kind, its file stem, and its points.
+
+    ``points`` is ``None`` for all points of the campaign (and for ``performance``, which
+    is drawn from the benchmark table).
+    """
+
+    name: str
+    figure: str
+    points: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
 class Campaign:
     """A validated, expanded campaign: its name, master seed and ordered points."""
 
@@ -242,13 +255,25 @@ class Campaign:
     resources: Mapping[str, float]
     threads: int = 1
     stage_size: int = 100
-    paper_figures: tuple[str, ...] = ()
+    paper_figures: tuple[PaperFigure, ...] = ()
     benchmarks: tuple[str, ...] = ()
     _index: dict[str, Point] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # name -> point, so per-job look-ups stay O(1) in campaigns of many points
         object.__setattr__(self, "_index", {pt.name: pt for pt in self.points})
+
+    def paper_figure(self, name: str) -> PaperFigure:
+        """The comparison figure called ``name`` (``KeyError`` naming it if absent)."""
+        for fig in self.paper_figures:
+            if fig.name == name:
+                return fig
+        raise KeyError(f"campaign {self.name} has no paper figure {name!r}")
+
+    def figure_points(self, name: str) -> list[str]:
+        """Names of the points drawn in the comparison figure ``name``, in campaign order."""
+        fig = self.paper_figure(name)
+        return self.point_names if fig.points is None else list(fig.points)
 
     @property
     def point_names(self) -> list[str]:
@@ -302,13 +327,15 @@ class Campaign:
                 del cfg[key]
         return cfg
 
-    def summary(self) -> str:
-        """What a campaign runs, for report captions: points, samples, engine version."""
+    def summary(self, points: list[str] | None = None) -> str:
+        """What a campaign (or its ``points``) runs, for report captions: points,
+        samples, engine version."""
         from simcore.io.provenance import git_commit, simcore_version
 
-        parts = [f"{pt.name} ({pt.samples} samples to t = {pt.t_max} MCS)" for pt in self.points]
+        chosen = self.points if points is None else [self.point(n) for n in points]
+        parts = [f"{pt.name} ({pt.samples} samples to t = {pt.t_max} MCS)" for pt in chosen]
         return (
-            f"{len(self.points)} parameter point(s): "
+            f"{len(chosen)} parameter point(s): "
             + "; ".join(parts)
             + f". simcore {simcore_version()}, git {git_commit() or 'n/a'}."
         )
@@ -470,9 +497,42 @@ def load_campaign(
         resources=dict(cfg["job_resources"]),
         threads=int(cfg["threads"]),
         stage_size=int(cfg["aggregate_stage_size"]),
-        paper_figures=tuple(cfg["paper_figures"]),
+        paper_figures=_paper_figures(cfg["paper_figures"], points),
         benchmarks=tuple(cfg["benchmarks"]),
     )
+
+
+def _selected(value: Any, wanted: Any) -> bool:
+    """Whether a point setting ``value`` is among the ``wanted`` value(s) of a select."""
+    if isinstance(value, tuple):  # tc, domain: one pair, or a list of pairs
+        pairs = wanted if wanted and isinstance(wanted[0], list) else [wanted]
+        return any(list(value) == list(w) for w in pairs)
+    return any(value == w for w in _as_list(wanted))
+
+
+def _paper_figures(entries: list[Any], points: list[Point]) -> tuple[PaperFigure, ...]:
+    """The campaign's comparison figures, each with its selected points (see the schema)."""
+    figures: list[PaperFigure] = []
+    for idx, entry in enumerate(entries):
+        where = f"campaign config: paper_figures[{idx}]"
+        entry = {"figure": entry} if isinstance(entry, str) else entry
+        name = str(entry.get("name", entry["figure"]))
+        select = entry.get("select")
+        chosen = None
+        if select is not None:
+            if entry["figure"] == "performance":
+                raise ValueError(f"{where}.select: performance is drawn from `benchmarks`")
+            chosen = tuple(
+                pt.name
+                for pt in points
+                if all(_selected(getattr(pt, key), want) for key, want in select.items())
+            )
+            if not chosen:
+                raise ValueError(f"{where}.select: matches no point (value: {select!r})")
+        if name in {f.name for f in figures}:
+            raise ValueError(f"{where}.name: {name!r} is used twice")
+        figures.append(PaperFigure(name=name, figure=str(entry["figure"]), points=chosen))
+    return tuple(figures)
 
 
 # --------------------------------------------------------------------------- jobs

@@ -273,6 +273,50 @@ def test_semantic_errors() -> None:
     assert "duplicate point kpz_d1_L64_p1_q0_sequential_cpu" in msg
 
 
+def test_paper_figure_selection() -> None:
+    """`paper_figures` entries draw the points their `select` matches; a bare name, all."""
+    cfg = tiny()
+    cfg["points"].append(
+        {"dim": 2, "L": 32, "scheme": ["DTrDT", "DTrDB"], "tc": [[1, 1], [2, 1]],
+         "domain": [16, 16], "t_max": 20, "waiting_times": [5]}
+    )  # fmt: skip
+    cfg["paper_figures"] = [
+        "fig6",
+        {"figure": "fig3b", "name": "one_d", "select": {"dim": 1}},
+        {"figure": "fig4", "name": "dt", "select": {"scheme": "DTrDT", "tc": [[2, 1], [3, 2]]}},
+        {"figure": "fig4", "name": "half", "select": {"p": [0.5], "L": 4}},
+        {"figure": "performance", "name": "speed"},
+    ]
+    camp = load_campaign(cfg)
+    assert [f.name for f in camp.paper_figures] == ["fig6", "one_d", "dt", "half", "speed"]
+    assert camp.figure_points("fig6") == camp.point_names
+    assert camp.figure_points("one_d") == [
+        "kpz_d1_L32_p1_q0_sequential_cpu",
+        "kpz_d1_L64_p1_q0_sequential_cpu",
+    ]
+    assert camp.figure_points("dt") == ["kpz_d2_L32_p1_q0_DTrDT_cpu_D16x16_tc2-1"]
+    assert camp.figure_points("half") == ["kpz_d2_L4_p0.5_q0_sequential_cpu"]
+    assert camp.paper_figure("speed").figure == "performance"
+    assert "1 parameter point(s): kpz_d2_L4_p0.5" in camp.summary(camp.figure_points("half"))
+    with pytest.raises(KeyError, match="no paper figure 'fig3b'"):
+        camp.paper_figure("fig3b")
+
+    def error(entry: Any) -> str:
+        return _error(dict(cfg, paper_figures=[entry]))
+
+    msg = error({"figure": "fig6", "select": {"L": 8}})
+    assert "paper_figures[0].select: matches no point" in msg and "'L': 8" in msg
+    assert "performance is drawn from `benchmarks`" in error(
+        {"figure": "performance", "select": {"dim": 1}}
+    )
+    assert "paper_figures[0].select.Lx: unknown key" in error(
+        {"figure": "fig6", "select": {"Lx": 1}}
+    )
+    assert "'fig5'" in error("fig5")
+    msg = _error(dict(cfg, paper_figures=["fig6", {"figure": "fig4", "name": "fig6"}]))
+    assert "paper_figures[1].name: 'fig6' is used twice" in msg
+
+
 def test_validate_fills_defaults_without_sharing() -> None:
     a = validate_config(tiny())
     b = validate_config(tiny())
@@ -375,6 +419,39 @@ def test_dry_run_lists_jobs(tmp_path: Path) -> None:
 
 
 @needs_snakemake
+@pytest.mark.parametrize("conf", sorted(p.name for p in (ROOT / "config").glob("*.yaml")))
+def test_every_campaign_file_builds_its_dag(conf: str, tmp_path: Path) -> None:
+    """Each shipped campaign plans its jobs, and its paper figures from the selected points."""
+    proc = snakemake(tmp_path, "-n", "--configfile", str(ROOT / "config" / conf))
+    counts = job_counts(proc.stdout + proc.stderr)
+    camp = load_campaign(ROOT / "config" / conf)
+    assert counts["simulate"] == sum(pt.n_blocks for pt in camp.points)
+    assert counts.get("paper_figure", 0) == len(camp.paper_figures)
+
+
+@needs_snakemake
+def test_papers_target_one_figure_runs_only_its_points(tmp_path: Path) -> None:
+    """`papers` draws every comparison figure; naming one figure plans only its points."""
+    conf = str(ROOT / "config" / "papers.yaml")
+    camp = load_campaign(conf)
+    assert len(camp.paper_figures) >= 4
+    proc = snakemake(tmp_path, "papers", "-n", "--configfile", conf)  # targets first:
+    out = proc.stdout + proc.stderr
+    assert planned_outputs(out, "paper_figure") == {
+        f"results/papers/figures/paper_{fig.name}.{ext}"
+        for fig in camp.paper_figures
+        for ext in ("png", "pdf")
+    }
+    target = "results/papers/figures/paper_kelling2017_fig3b.png"
+    proc = snakemake(tmp_path, target, "-n", "--configfile", conf)  # --configfile takes 1+
+    out = proc.stdout + proc.stderr
+    runs = {o.split("/")[3] for o in planned_outputs(out, "simulate")}
+    assert runs == set(camp.figure_points("kelling2017_fig3b"))
+    assert all("_L1024_" in r for r in runs) and len(runs) == 4
+    assert "benchmark" not in job_counts(out)
+
+
+@needs_snakemake
 def test_lint_is_clean(tmp_path: Path) -> None:
     proc = snakemake(tmp_path, "--lint")
     assert "Congratulations, your workflow is in a good condition" in proc.stdout + proc.stderr
@@ -438,14 +515,23 @@ def test_end_to_end_and_incremental(tmp_path: Path) -> None:
         "seed": 1,
         "samples": 3,
         "samples_per_job": 2,
-        "points": [{"dim": 1, "L": 32, "t_max": 20, "waiting_times": [2, 5]}],
+        "points": [
+            {"dim": 1, "L": 32, "t_max": 20, "waiting_times": [2, 5]},
+            {"dim": 2, "L": 8, "t_max": 10, "waiting_times": [2], "samples": 1},
+        ],
+        "paper_figures": [{"figure": "fig3b", "name": "c_s_1d", "select": {"dim": 1}}],
     }
     conf = write_campaign(tmp_path / "e2e.yaml", cfg)
     snakemake(tmp_path, "--cores", "2", "--configfile", str(conf))
     res = tmp_path / "results" / "e2e"
     point = "kpz_d1_L32_p1_q0_sequential_cpu"
-    for name in ("W2", "beta_eff", "C_h", "C_s", "lambda_eff"):
+    for name in ("W2", "beta_eff", "C_h", "C_s", "lambda_eff", "paper_c_s_1d"):
         assert (res / "figures" / f"{name}.png").stat().st_size > 0
+    from PIL import Image
+
+    with Image.open(res / "figures" / "paper_c_s_1d.png") as png:  # only the selected point
+        keywords = png.text["points"]
+    assert point in keywords and "kpz_d2" not in keywords
     with xr.open_dataset(res / "datasets" / f"{point}.nc") as ds:
         assert ds["sample"].values.tolist() == [0, 1, 2] and ds.attrs["n_runs"] == 2
         for key in ("point_config_hash", "simcore_version", "git_commit", "backend", "device"):

@@ -47,15 +47,13 @@ rule figures:
 
 
 rule paper_figure:
-    """A comparison figure of the papers (campaign key `paper_figures`) from all points.
+    """A comparison figure of the papers (campaign key `paper_figures`) from its points.
 
     fig3b: C_s(t, s) vs t/s per scheme; fig4: C_h and lambda_eff per scheme and TC;
     fig6: beta_eff with kelling2017's asymptotic beta; performance: from the benchmarks.
     """
     input:
-        lambda wildcards: (
-            bench_csv(wildcards) if wildcards.fig == "performance" else campaign_analyses(wildcards)
-        ),
+        paper_figure_input,
     output:
         report(
             expand("results/{{campaign}}/figures/paper_{{fig}}.{ext}", ext=FIGURE_FORMATS),
@@ -65,16 +63,17 @@ rule paper_figure:
     log:
         "results/{campaign}/logs/paper_{fig}.log",
     wildcard_constraints:
-        fig="fig3b|fig4|fig6|performance",
+        fig="|".join(re.escape(fig.name) for fig in CAMPAIGN.paper_figures) or "(?!)",
     params:
+        figure=lambda wildcards: CAMPAIGN.paper_figure(wildcards.fig).figure,
         out_dir=lambda wildcards: f"results/{wildcards.campaign}/figures",
-        summary=lambda wildcards: CAMPAIGN.summary(),
+        summary=paper_figure_summary,
     resources:
         runtime=30,
     conda:
         "../envs/simcore.yaml"
     shell:
-        "python -m analysis.paper_figures {wildcards.fig} --out-dir {params.out_dir:q} "
+        "python -m analysis.paper_figures {params.figure} --out-dir {params.out_dir:q} "
         "--name paper_{wildcards.fig} {input:q} > {log:q} 2>&1"
 
 

@@ -36,14 +36,10 @@ wildcard_constraints:
     stage=r"0|[1-9][0-9]*",
 
 
-def job_params(wildcards):
-    """The run config of one job (a dict): a changed value reruns just this job."""
-    return CAMPAIGN.job_config(wildcards.point, int(wildcards.block))
-
-
 def job_yaml(wildcards):
-    """The same run config rendered as the YAML text of the job file."""
-    return job_config_yaml(job_params(wildcards))
+    """The run config of one job as the YAML text of its job file: a changed value
+    reruns just this job."""
+    return job_config_yaml(CAMPAIGN.job_config(wildcards.point, int(wildcards.block)))
 
 
 def job_resource(key):
@@ -63,7 +59,7 @@ def job_threads(wildcards):
 PAPER_FIGURES = expand(
     "results/{campaign}/figures/paper_{fig}.{ext}",
     campaign=CAMPAIGN.name,
-    fig=CAMPAIGN.paper_figures,
+    fig=[fig.name for fig in CAMPAIGN.paper_figures],
     ext=FIGURE_FORMATS,
 )
 
@@ -104,8 +100,26 @@ def bench_csv(wildcards):
 
 def campaign_analyses(wildcards):
     """The analysis file of every point of the campaign."""
-    return expand(
-        "results/{campaign}/analysis/{point}.nc",
-        campaign=wildcards.campaign,
-        point=CAMPAIGN.point_names,
-    )
+    return _analyses(wildcards.campaign, CAMPAIGN.point_names)
+
+
+def _analyses(campaign, points):
+    return expand("results/{campaign}/analysis/{point}.nc", campaign=campaign, point=points)
+
+
+def paper_figure_input(wildcards):
+    """What a comparison figure is drawn from: the benchmark table (performance) or the
+    analyses of the points it selects."""
+    fig = CAMPAIGN.paper_figure(wildcards.fig)
+    if fig.figure == "performance":
+        return bench_csv(wildcards)
+    return _analyses(wildcards.campaign, CAMPAIGN.figure_points(fig.name))
+
+
+def paper_figure_summary(wildcards):
+    """Report caption of a comparison figure: its points, or its benchmark lines."""
+    fig = CAMPAIGN.paper_figure(wildcards.fig)
+    if fig.figure == "performance":
+        lines = "; ".join(f"simcore bench dd {line}" for line in CAMPAIGN.benchmarks)
+        return f"Benchmarks: {lines}."
+    return CAMPAIGN.summary(CAMPAIGN.figure_points(fig.name))

@@ -4,8 +4,8 @@
 rule simulate:
     """Write the run config of one job (keys as in ARCHITECTURE.md) and run the engine on it.
 
-    The config is a param: Snakemake's params trigger reruns exactly the jobs whose
-    config changed; adding samples or points leaves the other configs (and runs) alone.
+    The config (its YAML text) is the one param: Snakemake's params trigger reruns
+    exactly the jobs whose config changed; adding samples or points leaves the other configs (and runs) alone.
     Writing the config in the same job (a shell `printf` of the pre-rendered YAML) keeps
     one Snakemake job per simulation: a campaign of 10,000 runs is a DAG of ~10,000
     jobs, not 20,000.  Resources come from simcore.campaign.job_resources (runtime from
@@ -20,7 +20,6 @@ rule simulate:
     log:
         "results/{campaign}/logs/simulate/{point}/b{block}.log",
     params:
-        job=job_params,
         text=job_yaml,
     threads: job_threads
     resources:
