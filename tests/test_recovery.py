@@ -73,9 +73,7 @@ def _same_as_uninterrupted(workdir: Path, run: str) -> None:
     """The recovered run file equals a fresh `simcore run` of its job file, value for value."""
     job = Path(run.replace("/runs/", "/jobs/")).with_suffix(".yaml")
     ref = workdir / "reference.nc"
-    subprocess.run(
-        ["simcore", "run", str(workdir / job), "--out", str(ref), "--quiet"], check=True
-    )
+    subprocess.run(["simcore", "run", str(workdir / job), "--out", str(ref), "--quiet"], check=True)
     with xr.open_dataset(workdir / run) as got, xr.open_dataset(ref) as want:
         for name in want.data_vars:
             np.testing.assert_array_equal(got[name].values, want[name].values, err_msg=name)
