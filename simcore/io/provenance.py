@@ -13,10 +13,18 @@ from pathlib import Path
 
 @cache
 def simcore_version() -> str:
-    """Installed simcore version."""
+    """Installed simcore version; from the source tree's pyproject.toml when simcore is
+    imported from a checkout without being installed (e.g. on a read-only GPU node)."""
     try:
         return metadata.version("simcore")
     except metadata.PackageNotFoundError:
+        pass
+    try:
+        import tomllib
+
+        pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+        return str(tomllib.loads(pyproject.read_text())["project"]["version"])
+    except (OSError, KeyError, ValueError):
         return "unknown"
 
 
