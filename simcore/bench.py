@@ -44,7 +44,7 @@ def bench_sequential(
     return rates
 
 
-def _report(title: str, machine: str, commit: str, table: list[str], append: str | None) -> str:
+def report(title: str, machine: str, commit: str, table: list[str], append: str | None) -> str:
     """The markdown report of a benchmark (title, machine, version, the exact command,
     the table); also appended to ``append`` if given."""
     cmd = "simcore " + " ".join(shlex.quote(a) for a in sys.argv[1:])
@@ -113,7 +113,8 @@ def bench_dd(
     if cfg["backend"] == "gpu":
         import cupy as cp
 
-        from simcore.models.kpz.gpu import DDKernel, device_name
+        from simcore.models import gpu_device_name
+        from simcore.models.kpz.gpu import DDKernel
 
         kern = DDKernel(geo, params, cells_per_thread)
         lat = cp.tile(cp.asarray(flat_lattice(2, L)), (S, 1))
@@ -129,7 +130,7 @@ def bench_dd(
             seconds = cp.cuda.get_elapsed_time(start, stop) / 1e3
             rates.append(mcs * attempts / seconds / 1e9)
             t += mcs
-        return rates, device_name(), geo.threads // kern.cpt
+        return rates, gpu_device_name(), geo.threads // kern.cpt
     import numba
 
     from simcore.models.kpz.decomposed import dd_sweeps
@@ -201,7 +202,7 @@ def run_bench_dd(
             f"| {scheme} | {tc[0]},{tc[1]} | 2^{L.bit_length() - 1} | {threads} | {med:.3f} "
             f"| {lo:.3f} | {hi:.3f} |"
         )
-    return _report(
+    return report(
         f"DD KPZ kernels, {backend}, p={p:g}, q={q:g}",
         f"device: {device}; domain {domain[0]}x{domain[1]} sites, {samples} sample(s) per launch",
         commit,
@@ -238,7 +239,7 @@ def run_bench(
         lines.append(
             f"| {dim} | 2^{L.bit_length() - 1} | {m} | {r} | {med:.4f} | {lo:.4f} | {hi:.4f} |"
         )
-    return _report(
+    return report(
         f"{kernel} KPZ kernel, CPU, p={p:g}, q={q:g}",
         f"machine: {cpu_name()}, 1 core (single-threaded kernel)",
         git_commit() or "n/a",

@@ -58,14 +58,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     bench.add_argument(
         "kernel",
-        choices=["sequential", "dd"],
-        help="sequential: the random-sequential CPU kernel; dd: domain-decomposition schemes",
+        choices=["sequential", "dd", "ea3d"],
+        help="sequential: the random-sequential CPU kernel; dd: domain-decomposition schemes; "
+        "ea3d: the spin-glass multispin sweep (psFlip)",
     )
     bench.add_argument("--dim", type=int, nargs="+", default=[2], choices=[1, 2])
     bench.add_argument(
         "--L", type=int, nargs="+", default=[4096, 16384], help="lateral sizes (powers of two)"
     )
-    bench.add_argument("--mcs", type=int, default=2, help="MCS per repeat")
+    bench.add_argument("--mcs", type=int, default=2, help="MCS (ea3d: sweeps) per repeat")
     bench.add_argument("--repeats", type=int, default=5)
     bench.add_argument("--warmup", type=int, default=2, help="MCS before timing")
     bench.add_argument("-p", type=float, default=1.0)
@@ -98,6 +99,12 @@ def _parser() -> argparse.ArgumentParser:
         default=0,
         help="gpu: thread cells per GPU thread (0: the default; results do not depend on it)",
     )
+    ea = bench.add_argument_group("ea3d kernel (--L: even sizes, --backend, --csv as above)")
+    ea.add_argument(
+        "--layout", nargs="+", default=["sliced"], help="standard, sliced, bitwise (L = 2^l)"
+    )
+    ea.add_argument("--k", type=int, nargs="+", default=[1], help="coded words (64 samples each)")
+    ea.add_argument("--T", type=float, default=1.1, help="temperature (speed barely depends on it)")
     return ap
 
 
@@ -152,6 +159,17 @@ def main(argv: list[str] | None = None) -> int:
                 ),
                 end="",
             )
+            return 0
+        if args.command == "bench" and args.kernel == "ea3d":
+            from simcore.models.ea3d.bench import run_bench_ea3d
+
+            print(
+                run_bench_ea3d(
+                    args.layout, args.L, args.k, args.backend, args.mcs, args.repeats,
+                    args.warmup, args.T, args.append, args.csv,
+                ),
+                end="",
+            )  # fmt: skip
             return 0
         if args.command == "bench":
             from simcore.bench import run_bench

@@ -12,7 +12,7 @@ import xarray as xr
 from test_kpz_decomposed import K0, K1, geo_of, params_of
 
 from simcore.models.kpz.decomposed import dd_sweeps
-from simcore.models.kpz.gpu import CUDA_SOURCE, compile_defines
+from simcore.models.kpz.gpu import CUDA_INCLUDE, CUDA_SOURCE, compile_defines
 from simcore.models.kpz.lattice import flat_lattice
 from simcore.schedules.decomposed import all_schemes, parse_scheme
 
@@ -38,7 +38,8 @@ def test_cuda_source_compiles(tmp_path, scheme: str, fast: bool) -> None:
     """nvcc -arch=sm_90 --ptx accepts the kernel for each block layer and both paths."""
     geo = geo_of(scheme, tc=(2, 1))
     out = tmp_path / "k.ptx"
-    cmd = ["nvcc", "-arch=sm_90", "--ptx", "-std=c++17", *compile_defines(geo, fast)]
+    cmd = ["nvcc", "-arch=sm_90", "--ptx", "-std=c++17", f"-I{CUDA_INCLUDE}"]
+    cmd += compile_defines(geo, fast)
     res = subprocess.run([*cmd, str(CUDA_SOURCE), "-o", str(out)], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     assert "octahedron_dd_phase" in out.read_text()

@@ -19,6 +19,15 @@ def require_gpu() -> None:
         raise ConfigError("backend", "gpu", "no CUDA device is visible")
 
 
+def gpu_device_name() -> str:
+    """Name of the current CUDA device, for provenance and benchmark reports."""
+    import cupy as cp
+
+    dev = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+    name = dev["name"]
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
 def make_simulation(cfg: dict):
     """The simulation object of a validated run config."""
     if cfg["model"] == "kpz":

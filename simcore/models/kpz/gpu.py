@@ -17,6 +17,8 @@ from simcore.models.kpz.decomposed import certain
 from simcore.schedules.decomposed import BLK_CODE, DEV_CODE, Geometry, round_table
 
 CUDA_SOURCE = Path(__file__).with_name("cuda") / "octahedron_dd.cu"
+#: Include directory of the shared CUDA headers (philox.cuh).
+CUDA_INCLUDE = Path(__file__).resolve().parents[2] / "rng" / "cuda"
 KERNEL_NAME = "octahedron_dd_phase"
 
 
@@ -46,17 +48,9 @@ def compile_defines(geo: Geometry, fast: bool, cpt: int = 1, direction: int = 1)
 def _kernel(defines: tuple[str, ...]):
     import cupy as cp
 
-    mod = cp.RawModule(code=CUDA_SOURCE.read_text(), options=("-std=c++17", *defines))
+    options = ("-std=c++17", f"-I{CUDA_INCLUDE}", *defines)
+    mod = cp.RawModule(code=CUDA_SOURCE.read_text(), options=options)
     return mod.get_function(KERNEL_NAME)
-
-
-def device_name() -> str:
-    """Name of the current CUDA device, for provenance."""
-    import cupy as cp
-
-    dev = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
-    name = dev["name"]
-    return name.decode() if isinstance(name, bytes) else str(name)
 
 
 def default_cells_per_thread(geo: Geometry) -> int:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from simcore.models import gpu_device_name
 from simcore.models.kpz import gpu_observables as obs
-from simcore.models.kpz.gpu import DDKernel, device_name
+from simcore.models.kpz.gpu import DDKernel
 from simcore.models.kpz.lattice import flat_lattice
 from simcore.models.kpz.simulation import KPZSimulation
 from simcore.schedules.decomposed import geometry_from_config
@@ -58,7 +59,7 @@ class KPZGPUSimulation(KPZSimulation):
 
     def device_name(self) -> str | None:
         """The CUDA device's name."""
-        return device_name()
+        return gpu_device_name()
 
     def done(self, st: dict) -> bool:
         """True when the samples have reached t_max."""

@@ -30,8 +30,7 @@
 #define FAST 1
 #endif
 
-typedef unsigned int u32;
-typedef unsigned long long u64;
+#include "philox.cuh"  // simcore/rng/cuda: P4, philox(), pick(), u32, u64
 
 #define NCX (DX / CX)
 #ifndef DIR
@@ -54,39 +53,6 @@ typedef unsigned long long u64;
 
 #define TAG_BLOCKSET (0x03u << 24)
 #define TAG_THREAD (0x04u << 24)
-
-struct P4 {
-  u32 v[4];
-};
-
-// Philox4x32-10 (simcore/rng/philox.py)
-__device__ __forceinline__ P4 philox(u32 c0, u32 c1, u32 c2, u32 c3, u32 k0, u32 k1) {
-#pragma unroll
-  for (int i = 0; i < 10; i++) {
-    if (i > 0) {
-      k0 += 0x9E3779B9u;
-      k1 += 0xBB67AE85u;
-    }
-    u32 hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
-    u32 hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
-    u32 n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;
-    c0 = n0;
-    c1 = lo1;
-    c2 = n2;
-    c3 = lo0;
-  }
-  P4 r;
-  r.v[0] = c0;
-  r.v[1] = c1;
-  r.v[2] = c2;
-  r.v[3] = c3;
-  return r;
-}
-
-__device__ __forceinline__ u32 pick(const P4 &r, int i) {
-  // a register array indexed at run time would go to local memory
-  return i == 0 ? r.v[0] : i == 1 ? r.v[1] : i == 2 ? r.v[2] : r.v[3];
-}
 
 // (24-bit uniform, position) of the j-th attempt of a Philox call (decomposed.py, _thread_draw)
 __device__ __forceinline__ void draw(const P4 &r, int j, u32 &u, u32 &pos) {

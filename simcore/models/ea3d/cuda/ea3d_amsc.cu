@@ -1,0 +1,114 @@
+// 3D Edwards-Anderson +-J model, checkerboard Metropolis with asynchronous multispin
+// coding (lulli2015 sec. 4): one thread updates one site of one colour for one coded
+// word (64 disorder samples) in all four replicas, drawing one Philox call whose four
+// outputs are the replicas' random numbers.
+//
+// The GPU twin of simcore/models/ea3d/kernels.py (numba); conventions (layouts, array
+// shapes, Philox counters) in simcore/models/ea3d/__init__.py.  The rule is
+// simcore/models/ea3d/rule.py (satisfied_count, flip_mask), written here once more in
+// CUDA and checked against it bit for bit (tests/test_ea3d_gpu.py).
+//
+// Compile-time (-D): L (even), K (coded words), LAYOUT (0 standard, 1 sliced,
+// 2 bitwise; bitwise needs L = 2^LOG2L and LOG2L), WPT (words per thread: a thread
+// updates words w, w + gridDim.y, ... so one block row reuses its neighbour indices).
+
+#include "philox.cuh"  // simcore/rng/cuda: P4, philox(), pick(), u32, u64
+
+#ifndef L
+#define L 8
+#define K 1
+#define LAYOUT 0
+#define LOG2L 3
+#endif
+
+#define HALF (L * L * L / 2)
+#define LH (L / 2)
+#define TAG_METROPOLIS (0x22u << 24)
+
+// The neighbours (in the other colour's array) of site j of colour c, in direction
+// order +x, -x, +y, -y, +z, -z, and the site's physical index p.
+__device__ __forceinline__ void neighbours(int c, u32 j, u32 n[6], u32 &p) {
+#if LAYOUT == 1
+  // sliced (lulli2015 eq. 4, 5): x' = x, y' = y - x, z' = x - y + z; z' = 2 zh + c
+  u32 x = j % L, yp = (j / L) % L, zh = j / (L * L);
+  u32 xp1 = x + 1 == L ? 0 : x + 1, xm1 = x == 0 ? L - 1 : x - 1;
+  u32 ypp = yp + 1 == L ? 0 : yp + 1, ypm = yp == 0 ? L - 1 : yp - 1;
+  u32 zup = c == 0 ? zh : (zh + 1 == LH ? 0 : zh + 1);  // zh of the plane z' + 1
+  u32 zdn = c == 0 ? (zh == 0 ? LH - 1 : zh - 1) : zh;  // zh of the plane z' - 1
+  n[4] = x + L * (yp + L * zup);     // +z: (x', y', z' + 1)
+  n[3] = x + L * (ypm + L * zup);    // -y: (x', y' - 1, z' + 1)
+  n[0] = xp1 + L * (ypm + L * zup);  // +x: (x' + 1, y' - 1, z' + 1)
+  n[5] = x + L * (yp + L * zdn);     // -z: (x', y', z' - 1)
+  n[2] = x + L * (ypp + L * zdn);    // +y: (x', y' + 1, z' - 1)
+  n[1] = xm1 + L * (ypp + L * zdn);  // -x: (x' - 1, y' + 1, z' - 1)
+  u32 zp = 2 * zh + c;
+  u32 y = (yp + x) % L, z = (zp + yp) % L;
+  p = x + L * (y + L * z);
+#elif LAYOUT == 2
+  // bitwise: the standard order with L = 2^LOG2L, index arithmetic by shifts and masks
+  u32 xh = j & (LH - 1), y = (j >> (LOG2L - 1)) & (L - 1), z = j >> (2 * LOG2L - 1);
+  u32 x = (xh << 1) | ((c ^ y ^ z) & 1);
+  u32 row = j - xh;  // index of (0, y, z)
+  n[0] = row + (((x + 1) & (L - 1)) >> 1);
+  n[1] = row + (((x - 1) & (L - 1)) >> 1);
+  n[2] = xh + (((y + 1) & (L - 1)) << (LOG2L - 1)) + (z << (2 * LOG2L - 1));
+  n[3] = xh + (((y - 1) & (L - 1)) << (LOG2L - 1)) + (z << (2 * LOG2L - 1));
+  n[4] = xh + (y << (LOG2L - 1)) + (((z + 1) & (L - 1)) << (2 * LOG2L - 1));
+  n[5] = xh + (y << (LOG2L - 1)) + (((z - 1) & (L - 1)) << (2 * LOG2L - 1));
+  p = (j << 1) | (x & 1);
+#else
+  // standard checkerboard: j = p >> 1, p = x + L (y + L z)
+  u32 xh = j % LH, y = (j / LH) % L, z = j / (LH * L);
+  u32 x = 2 * xh + ((c + y + z) & 1);
+  u32 row = j - xh;
+  n[0] = row + (x + 1 == L ? 0 : x + 1) / 2;
+  n[1] = row + (x == 0 ? L - 1 : x - 1) / 2;
+  n[2] = xh + LH * ((y + 1 == L ? 0 : y + 1) + L * z);
+  n[3] = xh + LH * ((y == 0 ? L - 1 : y - 1) + L * z);
+  n[4] = xh + LH * (y + L * (z + 1 == L ? 0 : z + 1));
+  n[5] = xh + LH * (y + L * (z == 0 ? L - 1 : z - 1));
+  p = 2 * j + (x & 1);
+#endif
+}
+
+// simcore/models/ea3d/rule.py: satisfied-bond count planes, then the flip mask (eq. 17)
+__device__ __forceinline__ u64 flip_mask(u64 s, const u64 nb[6], const u64 jd[6], u32 r,
+                                         u64 t4, u64 t8, u64 t12) {
+  u64 a = ~(s ^ nb[0] ^ jd[0]), b = ~(s ^ nb[1] ^ jd[1]), c = ~(s ^ nb[2] ^ jd[2]);
+  u64 d = ~(s ^ nb[3] ^ jd[3]), e = ~(s ^ nb[4] ^ jd[4]), f = ~(s ^ nb[5] ^ jd[5]);
+  u64 s1 = a ^ b ^ c, c1 = (a & b) | (c & (a ^ b));
+  u64 s2 = d ^ e ^ f, c2 = (d & e) | (f & (d ^ e));
+  u64 b0 = s1 ^ s2, k = s1 & s2;
+  u64 b1 = c1 ^ c2 ^ k, b2 = (c1 & c2) | (k & (c1 ^ c2));
+  u64 ru = r;
+  u64 cond4 = ru < t4 ? ~0ull : 0ull;
+  u64 cond8 = ru < t8 ? ~0ull : 0ull;
+  u64 cond12 = ru < t12 ? ~0ull : 0ull;
+  return ~b2 | (b2 & ~b1 & (cond8 | (cond4 & ~b0))) | cond12;
+}
+
+// One colour c of sweep t: S[a, c, w, j] (4, 2, K, HALF), J[c, d, w, j] (2, 6, K, HALF).
+extern "C" __global__ void ea3d_colour(u64 *__restrict__ S, const u64 *__restrict__ J, int c,
+                                       u32 t, u32 k0, u32 k1, u64 t4, u64 t8, u64 t12) {
+  u32 j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= HALF) return;
+  u32 n[6], p;
+  neighbours(c, j, n, p);
+  const int o = 1 - c;
+  for (u32 w = blockIdx.y; w < K; w += gridDim.y) {
+    P4 r = philox(p, w, t, TAG_METROPOLIS | (u32)c, k0, k1);
+    u64 jd[6];
+#pragma unroll
+    for (int d = 0; d < 6; d++) jd[d] = __ldg(&J[((size_t)(c * 6 + d) * K + w) * HALF + j]);
+#pragma unroll
+    for (int a = 0; a < 4; a++) {
+      const u64 *other = S + ((size_t)(a * 2 + o) * K + w) * HALF;
+      u64 *mine = S + ((size_t)(a * 2 + c) * K + w) * HALF;
+      u64 nb[6];
+#pragma unroll
+      for (int d = 0; d < 6; d++) nb[d] = other[n[d]];
+      u64 s = mine[j];
+      mine[j] = s ^ flip_mask(s, nb, jd, pick(r, a), t4, t8, t12);
+    }
+  }
+}

@@ -1,0 +1,58 @@
+"""GPU backend of the EA3D multispin sweeps: the CUDA kernel ``cuda/ea3d_amsc.cu``.
+
+CuPy is imported only inside functions, so this module imports without a GPU.  The
+kernel is compiled once per (layout, L, K): sizes are compile-time constants, so the
+index arithmetic by L folds into multiplications and shifts.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from simcore.models.ea3d.lattice import LAYOUT_ID
+
+CUDA_SOURCE = Path(__file__).with_name("cuda") / "ea3d_amsc.cu"
+#: Include directory of the shared CUDA headers (philox.cuh).
+CUDA_INCLUDE = Path(__file__).resolve().parents[2] / "rng" / "cuda"
+KERNEL_NAME = "ea3d_colour"
+MAX_GRID_Y = 65535
+
+
+def compile_defines(layout: str, L: int, k: int) -> tuple[str, ...]:
+    """The -D options of one kernel build."""
+    vals = {"L": L, "K": k, "LAYOUT": LAYOUT_ID[layout], "LOG2L": max(int(L).bit_length() - 1, 1)}
+    return tuple(f"-D{key}={val}" for key, val in vals.items())
+
+
+@lru_cache(maxsize=32)
+def _kernel(defines: tuple[str, ...]):
+    import cupy as cp
+
+    options = ("-std=c++17", f"-I{CUDA_INCLUDE}", *defines)
+    return cp.RawModule(code=CUDA_SOURCE.read_text(), options=options).get_function(KERNEL_NAME)
+
+
+class EA3DKernel:
+    """Checkerboard sweeps of one (layout, L, k) on the current GPU.
+
+    ``S`` (4, 2, k, V/2) and ``J`` (2, 6, k, V/2) are CuPy uint64 arrays in the layout's
+    order, exactly the arrays of the CPU code (:mod:`simcore.models.ea3d.lattice`).
+    """
+
+    def __init__(self, layout: str, L: int, k: int, block: int = 128):
+        self.L, self.k, self.half = int(L), int(k), int(L) ** 3 // 2
+        self.kernel = _kernel(compile_defines(layout, L, k))
+        self.block = (int(block), 1, 1)
+        self.grid = (math.ceil(self.half / block), min(self.k, MAX_GRID_Y), 1)
+
+    def sweeps(self, S, J, t_from: int, n: int, k0: int, k1: int, thr: tuple[int, int, int]):
+        """``n`` sweeps (red, then blue) from sweep ``t_from``; thresholds (T4, T8, T12)."""
+        t4, t8, t12 = (np.uint64(x) for x in thr)
+        for t in range(int(t_from), int(t_from) + int(n)):
+            for c in (0, 1):
+                args = (S, J, np.int32(c), np.uint32(t), np.uint32(k0), np.uint32(k1), t4, t8, t12)
+                self.kernel(self.grid, self.block, args)
