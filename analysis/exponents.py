@@ -316,7 +316,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m analysis.exponents",
         description=(
             "Compute sample means, jackknife errors and effective exponents (beta_eff, "
-            "lambda_h/z, lambda_s/z; kelling2017 eq. 8) of one aggregated simcore dataset."
+            "lambda_h/z, lambda_s/z; kelling2017 eq. 8) of one aggregated simcore dataset; "
+            "for an ea3d dataset, energy, overlap moments and Binder ratio "
+            "(analysis.spin_glass)."
         ),
     )
     parser.add_argument("dataset", metavar="DATASET.nc", help="aggregated dataset (netCDF)")
@@ -340,7 +342,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{prog}: error: cannot read {args.dataset}: {_one_line(exc)}", file=sys.stderr)
         return 2
     try:
-        result = analyze(ds, n_groups=args.groups)
+        if ds.attrs.get("model") == "ea3d":
+            from analysis.spin_glass import analyze_ea3d
+
+            result = analyze_ea3d(ds, n_groups=args.groups)
+        else:
+            result = analyze(ds, n_groups=args.groups)
     except (AnalysisInputError, ValueError) as exc:
         print(f"{prog}: error: {args.dataset}: {_one_line(exc)}", file=sys.stderr)
         return 2

@@ -129,14 +129,14 @@ def _dim_of(ds: xr.Dataset) -> int | None:
         return None
 
 
-def _fmt(x: Any) -> str:
+def fmt_number(x: Any) -> str:
     try:
         return f"{float(x):g}"
     except (TypeError, ValueError):
         return str(x)
 
 
-def _n_samples(ds: xr.Dataset) -> Any:
+def n_samples_of(ds: xr.Dataset) -> Any:
     return _attr(ds, "n_samples", _attr(ds, "n_samples_analyzed"))
 
 
@@ -148,10 +148,10 @@ def point_label(ds: xr.Dataset, short: bool = False) -> str:
     parts = [] if short else [f"d={_attr(ds, 'dim')}"]
     parts += [
         f"L={_attr(ds, 'L')}",
-        f"p={_fmt(_attr(ds, 'p'))}",
-        f"q={_fmt(_attr(ds, 'q'))}",
+        f"p={fmt_number(_attr(ds, 'p'))}",
+        f"q={fmt_number(_attr(ds, 'q'))}",
         str(_attr(ds, "scheme")),
-        f"n={_n_samples(ds)}",
+        f"n={n_samples_of(ds)}",
     ]
     return ", ".join(parts)
 
@@ -164,7 +164,7 @@ def provenance(datasets: Sequence[xr.Dataset]) -> dict[str, str]:
         return ", ".join(vals)
 
     points = "; ".join(
-        f"{_attr(d, 'campaign', '')}/{_attr(d, 'point', point_label(d))} (n={_n_samples(d)})"
+        f"{_attr(d, 'campaign', '')}/{_attr(d, 'point', point_label(d))} (n={n_samples_of(d)})"
         for d in datasets
     )
     return {
@@ -174,7 +174,7 @@ def provenance(datasets: Sequence[xr.Dataset]) -> dict[str, str]:
         "backend": uniq("backend"),
         "device": uniq("device"),
         "points": points,
-        "samples": ", ".join(str(_n_samples(d)) for d in datasets),
+        "samples": ", ".join(str(n_samples_of(d)) for d in datasets),
     }
 
 
@@ -234,7 +234,7 @@ def save_figure(
     return written
 
 
-def _new_figure(
+def new_figure(
     nrows: int, ncols: int, height: float | None = None, **kw: Any
 ) -> tuple[Figure, Any]:
     h = PANEL_HEIGHT if height is None else height
@@ -244,7 +244,7 @@ def _new_figure(
     return fig, axes
 
 
-def _stack_height(n: int) -> float:
+def stack_height(n: int) -> float:
     """Figure height for ``n`` panels stacked in one column."""
     return PANEL_HEIGHT if n <= 1 else 0.3 + 1.9 * n
 
@@ -256,7 +256,7 @@ def _by_dim(datasets: Sequence[xr.Dataset]) -> list[tuple[int | None, list[xr.Da
     return sorted(groups.items(), key=lambda kv: (kv[0] is None, kv[0] or 0))
 
 
-def _positive(x: np.ndarray) -> np.ndarray:
+def positive_only(x: np.ndarray) -> np.ndarray:
     x = np.asarray(x, dtype=float)
     return np.where(x > 0, x, np.nan)
 
@@ -269,7 +269,7 @@ def _plain_log_label(x: float, _pos: int | None = None) -> str:
     return f"{x:g}" if any(abs(mantissa - m) < 1e-6 for m in (1, 2, 5)) else ""
 
 
-def _log_tick_labels(ax: Any) -> None:
+def log_tick_labels(ax: Any) -> None:
     """Readable tick labels on log axes in narrow column panels.
 
     Call after plotting.  Axes spanning two or more decades keep only the powers of ten
@@ -298,16 +298,16 @@ def plot_W2(datasets: Sequence[xr.Dataset]) -> Figure:
     """W^2(t) log-log, one line per parameter point, one panel per substrate dimension."""
     groups = _by_dim(datasets)
     with matplotlib.rc_context(STYLE):
-        fig, axes = _new_figure(len(groups), 1, _stack_height(len(groups)))
+        fig, axes = new_figure(len(groups), 1, stack_height(len(groups)))
         for ax, (d, dss) in zip(axes[:, 0], groups, strict=True):
             for ds in dss:
                 t = np.asarray(ds["time"].values, dtype=float)
-                y = _positive(ds["W2_mean"].values)
+                y = positive_only(ds["W2_mean"].values)
                 ok = (t > 0) & np.isfinite(y)
                 ax.plot(t[ok], y[ok], marker="o", label=point_label(ds, short=True))
             ax.set_xscale("log")
             ax.set_yscale("log")
-            _log_tick_labels(ax)
+            log_tick_labels(ax)
             ax.set_xlabel("t [MCS]")
             ax.set_ylabel(r"$W^2$ [lattice units$^2$]")
             if len(groups) > 1:
@@ -329,7 +329,7 @@ def plot_beta_eff(datasets: Sequence[xr.Dataset]) -> Figure:
     """beta_eff(t) with jackknife error bars, log t, dashed reference beta per dimension."""
     groups = _by_dim(datasets)
     with matplotlib.rc_context(STYLE):
-        fig, axes = _new_figure(len(groups), 1, _stack_height(len(groups)))
+        fig, axes = new_figure(len(groups), 1, stack_height(len(groups)))
         for ax, (d, dss) in zip(axes[:, 0], groups, strict=True):
             for ds in dss:
                 t = np.asarray(ds["t_eff"].values, dtype=float)
@@ -348,7 +348,7 @@ def plot_beta_eff(datasets: Sequence[xr.Dataset]) -> Figure:
             if ref is not None:
                 ax.axhline(ref[0], color="k", linestyle="--", linewidth=0.8, label=ref[1])
             ax.set_xscale("log")
-            _log_tick_labels(ax)
+            log_tick_labels(ax)
             ax.set_xlabel("t [MCS]")
             ax.set_ylabel(r"$\beta_{eff}$ [1]")
             if len(groups) > 1:
@@ -364,8 +364,8 @@ def _grid(n: int) -> tuple[int, int]:
 
 def _wrapped_label(ds: xr.Dataset) -> str:
     return (
-        f"d={_attr(ds, 'dim')}, L={_attr(ds, 'L')}, p={_fmt(_attr(ds, 'p'))}, "
-        f"q={_fmt(_attr(ds, 'q'))}\n{_attr(ds, 'scheme')}, n={_n_samples(ds)}"
+        f"d={_attr(ds, 'dim')}, L={_attr(ds, 'L')}, p={fmt_number(_attr(ds, 'p'))}, "
+        f"q={fmt_number(_attr(ds, 'q'))}\n{_attr(ds, 'scheme')}, n={n_samples_of(ds)}"
     )
 
 
@@ -386,7 +386,7 @@ def plot_C(datasets: Sequence[xr.Dataset], kind: str = "h") -> Figure:
     nrows, ncols = _grid(len(datasets))
     height = PANEL_HEIGHT if nrows == 1 and ncols == 1 else 0.3 + 2.0 * nrows
     with matplotlib.rc_context(STYLE):
-        fig, axes = _new_figure(nrows, ncols, height)
+        fig, axes = new_figure(nrows, ncols, height)
         for i, ax in enumerate(axes.flat):
             if i >= len(datasets):
                 ax.set_axis_off()
@@ -395,12 +395,12 @@ def plot_C(datasets: Sequence[xr.Dataset], kind: str = "h") -> Figure:
             t = np.asarray(ds["time"].values, dtype=float)
             s_vals = np.asarray(ds["s"].values, dtype=float)
             for k, (s, color) in enumerate(zip(s_vals, _s_colors(len(s_vals)), strict=True)):
-                y = _positive(ds[var].isel(s=k).values)
+                y = positive_only(ds[var].isel(s=k).values)
                 ok = (t >= s) & np.isfinite(y)
                 ax.plot(t[ok] / s, y[ok], marker="o", color=color, label=f"{s:g}")
             ax.set_xscale("log")
             ax.set_yscale("log")
-            _log_tick_labels(ax)
+            log_tick_labels(ax)
             ax.set_xlabel("t/s [1]")
             ax.set_ylabel(ylabel)
             ax.set_title(_wrapped_label(ds), fontsize=7)
@@ -449,7 +449,7 @@ def plot_lambda_eff(datasets: Sequence[xr.Dataset]) -> Figure:
                         label=f"s={s:g} MCS",
                     )
                 ax.set_xscale("log")
-                _log_tick_labels(ax)
+                log_tick_labels(ax)
                 ax.set_xlabel("t/s [1]")
                 ax.set_ylabel(rf"$(\lambda_{kind}/z)_{{eff}}$ [1]")
                 ax.set_title(word, fontsize=7)
@@ -479,6 +479,20 @@ def make_all(
     """
     if not paths:
         raise ValueError("no analysis datasets given")
+    models = set()
+    for p in paths:
+        with xr.open_dataset(p, decode_times=False) as f:
+            models.add(f.attrs.get("model", "kpz"))
+    if models == {"ea3d"}:
+        from analysis.spin_glass import make_all_ea3d
+
+        ea = []
+        for p in paths:
+            with xr.open_dataset(p, decode_times=False) as f:
+                ea.append(f.load())
+        return make_all_ea3d(ea, out_dir)
+    if len(models) > 1:
+        raise ValueError(f"analyses of several models ({', '.join(sorted(models))}) in one call")
     datasets = load_analyses(paths)
     prov = provenance(datasets)
     builders = {

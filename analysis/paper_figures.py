@@ -53,15 +53,15 @@ from analysis.figures import (
     LAMBDA_MAX_ERR,
     PANEL_HEIGHT,
     STYLE,
-    _fmt,
-    _log_tick_labels,
-    _n_samples,
-    _new_figure,
-    _positive,
-    _stack_height,
+    fmt_number,
     load_analyses,
+    log_tick_labels,
+    n_samples_of,
+    new_figure,
+    positive_only,
     provenance,
     save_figure,
+    stack_height,
 )
 
 __all__ = [
@@ -202,13 +202,14 @@ def curve_labels(datasets: Sequence[xr.Dataset], size: bool = True) -> list[str]
     for ds in datasets:
         parts = [scheme_label(ds)]
         if add_async and not _is_sequential(ds):
-            parts.append(rf"$t_{{async}}$={_fmt(ds.attrs.get('t_async', '?'))}")
+            parts.append(rf"$t_{{async}}$={fmt_number(ds.attrs.get('t_async', '?'))}")
         if add_pq:
-            parts.append(f"p={_fmt(ds.attrs.get('p', '?'))}, q={_fmt(ds.attrs.get('q', '?'))}")
+            p, q = ds.attrs.get("p", "?"), ds.attrs.get("q", "?")
+            parts.append(f"p={fmt_number(p)}, q={fmt_number(q)}")
         if add_backend:
             parts.append(str(ds.attrs.get("backend", "?")))
         if size:
-            parts += [_fmt_L(ds.attrs.get("L", "?")), f"n={_n_samples(ds)}"]
+            parts += [_fmt_L(ds.attrs.get("L", "?")), f"n={n_samples_of(ds)}"]
         out.append(", ".join(parts))
     return out
 
@@ -274,7 +275,7 @@ def _c_curve(ds: xr.Dataset, var: str, s: float) -> tuple[np.ndarray, np.ndarray
     """(t/s, C) of ``var`` at waiting time ``s`` for t >= s, positive finite values only."""
     k = int(np.flatnonzero(np.asarray(ds["s"].values, dtype=float) == s)[0])
     t = np.asarray(ds["time"].values, dtype=float)
-    y = _positive(ds[var].isel(s=k).values)
+    y = positive_only(ds[var].isel(s=k).values)
     ok = (t >= s) & np.isfinite(y)
     return t[ok] / s, y[ok]
 
@@ -288,7 +289,7 @@ def _plot_c(ax: Any, datasets: Sequence[xr.Dataset], var: str, s: float) -> None
         ax.plot(x, y, label=label, **style)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    _log_tick_labels(ax)
+    log_tick_labels(ax)
     ax.set_xlabel("t/s [1]")
 
 
@@ -306,7 +307,7 @@ def plot_fig3b(datasets: Sequence[xr.Dataset], s: float | None = None) -> Figure
     dss = _reference_first(datasets)
     s_val = _choose_s(dss, s)
     with matplotlib.rc_context(STYLE):
-        fig, axes = _new_figure(1, 1)
+        fig, axes = new_figure(1, 1)
         ax = axes[0, 0]
         _plot_c(ax, dss, "C_s_mean", s_val)
         ax.set_ylabel(r"$C_s(t,s)$ [1]")
@@ -334,7 +335,7 @@ def plot_fig4(
     with_exponent = all(name in d.variables and f"{name}_err" in d.variables for d in dss)
     nrows = 2 if with_exponent else 1
     with matplotlib.rc_context(STYLE):
-        fig, axes = _new_figure(nrows, 1, _stack_height(nrows))
+        fig, axes = new_figure(nrows, 1, stack_height(nrows))
         ax = axes[0, 0]
         _plot_c(ax, dss, "C_h_mean", s_val)
         ax.set_ylabel(r"$C_h(t,s)$ [lattice units$^2$]")
@@ -350,7 +351,7 @@ def plot_fig4(
                 ok = np.isfinite(y) & (x > 0) & (np.nan_to_num(e, nan=np.inf) < LAMBDA_MAX_ERR)
                 bx.errorbar(x[ok], y[ok], yerr=e[ok], label=label, **style)
             bx.set_xscale("log")
-            _log_tick_labels(bx)
+            log_tick_labels(bx)
             bx.set_xlabel("t/s [1]")
             bx.set_ylabel(rf"$(\lambda_{exponent}/z)_{{eff}}$ [1]")
             bx.set_title("(b)", loc="left")
@@ -377,7 +378,7 @@ def plot_fig6(datasets: Sequence[xr.Dataset]) -> Figure:
     # beta_eff fills the width around the reference: the legend goes below the axes
     height = PANEL_HEIGHT + 0.13 * (len(dss) + 1)
     with matplotlib.rc_context(STYLE):
-        fig, axes = _new_figure(1, 1, height)
+        fig, axes = new_figure(1, 1, height)
         ax = axes[0, 0]
         for ds, label, style in zip(dss, curve_labels(dss), _styles(dss), strict=True):
             t = np.asarray(ds["t_eff"].values, dtype=float)
@@ -396,7 +397,7 @@ def plot_fig6(datasets: Sequence[xr.Dataset]) -> Figure:
         )
         ax.axhline(value, color=_REF_COLOR, linewidth=0.8, zorder=1)
         ax.set_xscale("log")
-        _log_tick_labels(ax)
+        log_tick_labels(ax)
         ax.set_xlabel("t [MCS]")
         ax.set_ylabel(r"$\beta_{eff}$ [1]")
         handles, labels = ax.get_legend_handles_labels()  # errorbars come after the band

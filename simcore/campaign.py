@@ -33,16 +33,15 @@ from typing import Any
 
 import yaml
 
-from simcore.config import POINT_KEYS, RUN_KEYS, ConfigError, validate_run_config
+from simcore.config import RUN_KEYS, ConfigError, point_keys, validate_run_config
 from simcore.schedules.decomposed import parse_scheme
 from simcore.seeding import job_seed
 
 #: The campaign schema shipped with the workflow (repository layout).
 SCHEMA_PATH = Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "config.schema.yaml"
 
-#: Keys of a job's run config, in the order they are written (see ARCHITECTURE.md).
-JOB_KEYS = (
-    *POINT_KEYS,
+#: Keys of a job's run config after the point keys, in the order they are written.
+_JOB_TAIL = (
     "samples",
     "seed",
     "t_max",
@@ -53,6 +52,17 @@ JOB_KEYS = (
     "point",
     "block",
 )
+
+
+def job_keys(model: str) -> tuple[str, ...]:
+    """Keys of a job's run config of ``model``, in the order they are written
+    (ARCHITECTURE.md); DD keys only for DD schemes, waiting_times only for kpz."""
+    tail = _JOB_TAIL if model == "kpz" else tuple(k for k in _JOB_TAIL if k != "waiting_times")
+    return (*point_keys(model), *tail)
+
+
+#: The job keys of a KPZ run (the first model; kept for the tests and docs).
+JOB_KEYS = job_keys("kpz")
 
 
 #: Run-config keys of the domain decomposition, written only for DD schemes.
@@ -185,6 +195,11 @@ def point_name(
     return name
 
 
+def ea3d_point_name(L: int, T: float, layout: str, prng: str, backend: str) -> str:
+    """Canonical EA3D point name, e.g. ``ea3d_L16_T0.8_sliced_philox_gpu``."""
+    return f"ea3d_L{int(L)}_T{format_number(T)}_{layout}_{prng}_{backend}"
+
+
 def n_blocks(samples: int, samples_per_job: int) -> int:
     """Number of jobs of a point: ``ceil(samples / samples_per_job)``."""
     return -(-int(samples) // int(samples_per_job))
@@ -201,19 +216,24 @@ class Point:
     model: str
     dim: int
     L: int
-    p: float
-    q: float
-    scheme: str
     backend: str
-    tc: tuple[int, int]
-    domain: tuple[int, int]
-    t_async: float
-    border: int | None
     t_max: int
-    waiting_times: tuple[int, ...]
     points_per_decade: int
     samples: int
     samples_per_job: int
+    # kpz
+    p: float = 0.0
+    q: float = 0.0
+    scheme: str = "sequential"
+    tc: tuple[int, int] = (1, 1)
+    domain: tuple[int, int] = (128, 128)
+    t_async: float = 1.0
+    border: int | None = None
+    waiting_times: tuple[int, ...] = ()
+    # ea3d
+    T: float | None = None
+    layout: str | None = None
+    prng: str | None = None
 
     @property
     def n_blocks(self) -> int:
@@ -300,29 +320,21 @@ class Campaign:
         """
         pt = self.point(point)
         block = int(block)
-        cfg: dict[str, Any] = {
-            "model": pt.model,
-            "dim": pt.dim,
-            "L": pt.L,
-            "p": pt.p,
-            "q": pt.q,
-            "scheme": pt.scheme,
-            "backend": pt.backend,
-            "tc": list(pt.tc),
-            "domain": list(pt.domain),
-            "t_async": pt.t_async,
-            "border": pt.border,
-            "samples": pt.block_samples(block),
-            "seed": job_seed(self.seed, self.name, pt.name, block),
-            "t_max": pt.t_max,
-            "waiting_times": list(pt.waiting_times),
-            "points_per_decade": pt.points_per_decade,
-            "sample_offset": block * pt.samples_per_job,
-            "campaign": self.name,
-            "point": pt.name,
-            "block": block,
-        }
-        if parse_scheme(pt.scheme) is None:  # the DD keys mean nothing to sequential jobs
+        cfg = {key: _job_value(getattr(pt, key)) for key in point_keys(pt.model)}
+        cfg.update(
+            samples=pt.block_samples(block),
+            seed=job_seed(self.seed, self.name, pt.name, block),
+            t_max=pt.t_max,
+            waiting_times=list(pt.waiting_times),
+            points_per_decade=pt.points_per_decade,
+            sample_offset=block * pt.samples_per_job,
+            campaign=self.name,
+            point=pt.name,
+            block=block,
+        )
+        if pt.model != "kpz":
+            del cfg["waiting_times"]
+        elif parse_scheme(pt.scheme) is None:  # the DD keys mean nothing to sequential jobs
             for key in DD_KEYS:
                 del cfg[key]
         return cfg
@@ -341,9 +353,10 @@ class Campaign:
         )
 
     def job_threads(self, point: str) -> int:
-        """CPU threads of a job of ``point``: ``threads`` for CPU DD schemes, else 1."""
+        """CPU threads of a job of ``point``: ``threads`` for CPU DD schemes and CPU EA3D
+        jobs (their sites run in parallel), else 1."""
         pt = self.point(point)
-        if pt.backend == "cpu" and parse_scheme(pt.scheme) is not None:
+        if pt.backend == "cpu" and (pt.model == "ea3d" or parse_scheme(pt.scheme) is not None):
             return self.threads
         return 1
 
@@ -353,6 +366,11 @@ class Campaign:
         See :func:`job_resources`; the runtime doubles with every retry ``attempt``.
         """
         return job_resources(self.job_config(point, block), attempt=attempt, **self.resources)
+
+
+def _job_value(value: Any) -> Any:
+    """A point setting as a run-config value (tuples become lists, as YAML writes them)."""
+    return list(value) if isinstance(value, tuple) else value
 
 
 def _as_list(value: Any) -> list[Any]:
@@ -371,7 +389,9 @@ def _expand_entry(cfg: Mapping[str, Any], idx: int, entry: Mapping[str, Any]) ->
             f"campaign config: {where}: {key} is missing (set it here or campaign-wide)"
         )
 
-    dim = int(entry["dim"])
+    if cfg["model"] == "ea3d":
+        return _expand_ea3d(cfg, where, entry, setting)
+    dim = int(_required(entry, "dim", where))
     t_max = int(setting("t_max"))
     waiting = [int(s) for s in setting("waiting_times")]
     if len(set(waiting)) != len(waiting):
@@ -415,6 +435,62 @@ def _expand_entry(cfg: Mapping[str, Any], idx: int, entry: Mapping[str, Any]) ->
                 **dd,
                 **common,
             )
+        )
+    return points
+
+
+def _required(entry: Mapping[str, Any], key: str, where: str) -> Any:
+    if key not in entry:
+        raise ValueError(f"campaign config: {where}.{key}: required key is missing")
+    return entry[key]
+
+
+def _expand_ea3d(
+    cfg: Mapping[str, Any], where: str, entry: Mapping[str, Any], setting: Any
+) -> list[Point]:
+    """The EA3D points of one entry: the product of its L, T, layout, prng and backend."""
+    common = {
+        "model": "ea3d",
+        "dim": 3,
+        "t_max": int(setting("t_max")),
+        "points_per_decade": int(setting("points_per_decade")),
+        "samples": int(setting("samples")),
+        "samples_per_job": int(setting("samples_per_job")),
+    }
+    for key in ("samples", "samples_per_job"):
+        if common[key] % 64:
+            raise ValueError(
+                f"campaign config: {where}.{key}: {common[key]}: must be a multiple of 64 "
+                "(one coded word of disorder samples)"
+            )
+    points = []
+    for L, T, layout, prng, backend in itertools.product(
+        _as_list(entry["L"]),
+        _as_list(_required(entry, "T", where)),
+        _as_list(entry.get("layout", RUN_KEYS["layout"][1])),
+        _as_list(entry.get("prng", RUN_KEYS["prng"][1])),
+        _as_list(setting("backend")),
+    ):
+        probe = {"model": "ea3d", "L": L, "T": T, "layout": layout, "prng": prng,
+                 "backend": backend, "samples": 64, "seed": 0, "t_max": common["t_max"],
+                 "points_per_decade": common["points_per_decade"]}  # fmt: skip
+        try:
+            validate_run_config(probe)
+        except ConfigError as exc:
+            raise ValueError(
+                f"campaign config: {where}.{exc.key}: {exc.value!r}: {exc.reason}"
+            ) from None
+        name = ea3d_point_name(L, T, layout, prng, backend)
+        points.append(
+            Point(
+                name=name,
+                L=int(L),
+                T=float(T),
+                layout=str(layout),
+                prng=str(prng),
+                backend=str(backend),
+                **common,
+            )  # fmt: skip
         )
     return points
 
@@ -549,6 +625,8 @@ def job_resources(
     *,
     updates_per_second: float = 1e7,
     gpu_updates_per_second: float = 2e10,
+    flips_per_second: float = 2e9,
+    gpu_flips_per_second: float = 1e12,
     safety: float = 2.0,
     min_runtime: int = 10,
     base_mem_mb: int = 1024,
@@ -563,19 +641,31 @@ def job_resources(
     * ``mem_mb`` = ``base_mem_mb`` + 3 x (lattice state: 8 bytes x N x (4 + 2 n_s), for
       heights, slopes and the stored h(s), n(s) of the n_s waiting times; plus the
       results: 8 bytes x samples x n_times x (2 + 2 n_s)), in MiB, also scaled by attempt.
+    * ea3d: work = ``4 L^3 t_max samples`` spin-flip attempts at ``flips_per_second``
+      (all CPU cores of the job) or ``gpu_flips_per_second``; the state is 20 words of 8
+      bytes per site and coded word, the results 10 numbers per sample and time.
     """
-    n_sites = int(job["L"]) ** int(job["dim"])
+    ea3d = job.get("model") == "ea3d"
+    n_sites = int(job["L"]) ** (3 if ea3d else int(job["dim"]))
     samples = int(job["samples"])
     t_max = int(job["t_max"])
-    n_s = len(job["waiting_times"])
+    n_s = len(job.get("waiting_times", ()))
     scale = 2 ** max(int(attempt) - 1, 0)
-    work = n_sites * t_max * samples
     gpu = job.get("backend") == "gpu"
-    rate = gpu_updates_per_second if gpu else updates_per_second
+    if ea3d:
+        work = 4 * n_sites * t_max * samples
+        rate = gpu_flips_per_second if gpu else flips_per_second
+    else:
+        work = n_sites * t_max * samples
+        rate = gpu_updates_per_second if gpu else updates_per_second
     runtime = max(int(min_runtime), math.ceil(safety * work / rate / 60.0))
     n_times = n_times_estimate(t_max, int(job.get("points_per_decade", 10)), n_s)
-    state_bytes = 8 * n_sites * (4 + 2 * n_s)
-    result_bytes = 8 * samples * n_times * (2 + 2 * n_s)
+    if ea3d:
+        state_bytes = 8 * 10 * n_sites * (samples // 64)
+        result_bytes = 8 * samples * n_times * 10
+    else:
+        state_bytes = 8 * n_sites * (4 + 2 * n_s)
+        result_bytes = 8 * samples * n_times * (2 + 2 * n_s)
     mem_mb = int(base_mem_mb) + math.ceil(3 * (state_bytes + result_bytes) / 2**20)
     return {"runtime": runtime * scale, "mem_mb": mem_mb * scale, "gpu": int(gpu)}
 

@@ -21,37 +21,33 @@ from simcore.schedules.decomposed import (
     parse_scheme,
 )
 
-MODELS = ("kpz",)
+MODELS = ("kpz", "ea3d")
 
 #: Smallest lateral size per dimension (one full uint32 word along each axis of the
 #: packed KPZ lattice, see simcore.models.kpz.lattice).
 MIN_L = {1: 32, 2: 4}
 
-#: The keys that define a parameter point: runs differing in any of them are never
-#: averaged together (kelling2017 sec. 4.2), and they name the point.
-POINT_KEYS = (
-    "model", "dim", "L", "p", "q", "scheme", "backend", "tc", "domain", "t_async", "border",
-)  # fmt: skip
+#: The keys that define a parameter point, per model: runs differing in any of them are
+#: never averaged together (kelling2017 sec. 4.2), and they name the point.
+MODEL_POINT_KEYS = {
+    "kpz": ("model", "dim", "L", "p", "q", "scheme", "backend", "tc", "domain", "t_async",
+            "border"),
+    "ea3d": ("model", "L", "T", "layout", "prng", "backend"),
+}  # fmt: skip
+#: All point keys of all models (a key a model lacks is simply absent from its runs).
+POINT_KEYS = tuple(dict.fromkeys(k for keys in MODEL_POINT_KEYS.values() for k in keys))
 SCHEMES = ("sequential", *all_schemes())
 BACKENDS = ("cpu", "gpu")
+EA3D_LAYOUTS = ("standard", "sliced", "bitwise")
+EA3D_PRNGS = ("philox",)
 
-#: key -> (required, default, description)
-RUN_KEYS: dict[str, tuple[bool, Any, str]] = {
-    "model": (True, None, "model name: kpz"),
-    "dim": (True, None, "substrate dimension: 1 or 2"),
-    "L": (True, None, "lateral size, a power of two"),
-    "p": (True, None, "deposition probability"),
-    "q": (True, None, "removal probability"),
-    "scheme": (False, "sequential", "site selection: sequential or a DD scheme, e.g. DTrDB"),
+#: key -> (required, default, description): the keys of every model.
+COMMON_KEYS: dict[str, tuple[bool, Any, str]] = {
+    "model": (True, None, "model name: " + ", ".join(MODELS)),
     "backend": (False, "cpu", "where it runs: cpu or gpu"),
-    "tc": (False, [1, 1], "DD thread cell (log2 words in x, y) of the block layer"),
-    "domain": (False, [128, 128], "DD device-layer domain size in sites (x, y)"),
-    "t_async": (False, 1.0, "DD asynchronous interval in MCS (1, 1/2, 1/4, ...)"),
-    "border": (False, None, "DB/cDB dead-border width in sites (default 5 / 1)"),
-    "samples": (True, None, "independent samples in this job"),
+    "samples": (True, None, "independent samples (disorder samples for ea3d) in this job"),
     "seed": (True, None, "64-bit job seed"),
-    "t_max": (True, None, "last time in MCS"),
-    "waiting_times": (False, [], "waiting times s of C(t, s), MCS"),
+    "t_max": (True, None, "last time in MCS (ea3d: sweeps)"),
     "points_per_decade": (False, 10, "log-spaced sampling density"),
     "sample_offset": (False, 0, "global index of the first sample"),
     "campaign": (False, "", "campaign name (provenance)"),
@@ -59,6 +55,37 @@ RUN_KEYS: dict[str, tuple[bool, Any, str]] = {
     "block": (False, 0, "block index inside the point"),
     "checkpoint_interval": (False, 300.0, "seconds of wall time between checkpoints"),
 }
+#: key -> (required, default, description), per model.
+MODEL_KEYS: dict[str, dict[str, tuple[bool, Any, str]]] = {
+    "kpz": {
+        "dim": (True, None, "substrate dimension: 1 or 2"),
+        "L": (True, None, "lateral size, a power of two"),
+        "p": (True, None, "deposition probability"),
+        "q": (True, None, "removal probability"),
+        "scheme": (False, "sequential", "site selection: sequential or a DD scheme, e.g. DTrDB"),
+        "tc": (False, [1, 1], "DD thread cell (log2 words in x, y) of the block layer"),
+        "domain": (False, [128, 128], "DD device-layer domain size in sites (x, y)"),
+        "t_async": (False, 1.0, "DD asynchronous interval in MCS (1, 1/2, 1/4, ...)"),
+        "border": (False, None, "DB/cDB dead-border width in sites (default 5 / 1)"),
+        "waiting_times": (False, [], "waiting times s of C(t, s), MCS"),
+    },
+    "ea3d": {
+        "L": (True, None, "linear size of the periodic L^3 lattice, even"),
+        "T": (True, None, "temperature (J = k_B = 1)"),
+        "layout": (False, "sliced", "memory layout: standard, sliced, bitwise (L = 2^l)"),
+        "prng": (False, "philox", "random number generator: " + ", ".join(EA3D_PRNGS)),
+    },
+}
+#: Every key of every model (the documentation's list, ARCHITECTURE.md).
+RUN_KEYS: dict[str, tuple[bool, Any, str]] = {
+    **COMMON_KEYS,
+    **{k: v for keys in MODEL_KEYS.values() for k, v in keys.items()},
+}
+
+
+def point_keys(model: str) -> tuple[str, ...]:
+    """The point keys of ``model`` (see :data:`MODEL_POINT_KEYS`)."""
+    return MODEL_POINT_KEYS[model]
 
 
 class ConfigError(ValueError):
@@ -100,18 +127,46 @@ def validate_run_config(raw: Any) -> dict:
     """Check a run config and return it completed with defaults; raises :class:`ConfigError`."""
     if not isinstance(raw, dict):
         raise ConfigError("<config>", raw, "must be a mapping of keys to values")
+    if "model" not in raw:
+        raise ConfigError("model", None, "missing (required)")
+    model = _choice(raw, "model", MODELS)
+    keys = {**COMMON_KEYS, **MODEL_KEYS[model]}
     for key in raw:
-        if key not in RUN_KEYS:
-            raise ConfigError(str(key), raw[key], f"unknown key (known: {', '.join(RUN_KEYS)})")
+        if key not in keys:
+            raise ConfigError(
+                str(key), raw[key], f"unknown key for model {model} (known: {', '.join(keys)})"
+            )
     cfg: dict[str, Any] = {}
-    for key, (required, default, _) in RUN_KEYS.items():
+    for key, (required, default, _) in keys.items():
         if key in raw:
             cfg[key] = raw[key]
         elif required:
             raise ConfigError(key, None, "missing (required)")
         else:
             cfg[key] = list(default) if isinstance(default, list) else default
-    _choice(cfg, "model", MODELS)
+    _choice(cfg, "backend", BACKENDS)
+    _int(cfg, "samples", lo=1, hi=2**32 - 1)
+    _int(cfg, "seed", lo=0, hi=2**64 - 1)
+    _int(cfg, "t_max", lo=1, hi=2**32 - 1)
+    _int(cfg, "points_per_decade", lo=1, hi=1000)
+    _int(cfg, "sample_offset", lo=0)
+    _int(cfg, "block", lo=0)
+    for key in ("campaign", "point"):
+        if not isinstance(cfg[key], str):
+            raise ConfigError(key, cfg[key], "must be a string")
+    ci = cfg["checkpoint_interval"]
+    if isinstance(ci, bool) or not isinstance(ci, int | float) or ci <= 0:
+        raise ConfigError("checkpoint_interval", ci, "must be a positive number of seconds")
+    cfg["checkpoint_interval"] = float(ci)
+    if model == "ea3d":
+        _check_ea3d(cfg)
+    else:
+        _check_kpz(cfg)
+    return cfg
+
+
+def _check_kpz(cfg: dict) -> None:
+    """The KPZ keys: size, probabilities, waiting times, scheme and decomposition."""
     dim = _choice(cfg, "dim", (1, 2))
     L = _int(cfg, "L", lo=MIN_L[dim])
     if L & (L - 1):
@@ -123,10 +178,7 @@ def validate_run_config(raw: Any) -> dict:
         raise ConfigError("q", q, f"p + q = {p + q:g} must not exceed 1")
     cfg["p"], cfg["q"] = p, q
     _choice(cfg, "scheme", SCHEMES)
-    _choice(cfg, "backend", BACKENDS)
-    _int(cfg, "samples", lo=1, hi=2**32 - 1)
-    _int(cfg, "seed", lo=0, hi=2**64 - 1)
-    t_max = _int(cfg, "t_max", lo=1, hi=2**32 - 1)
+    t_max = cfg["t_max"]
     wt = cfg["waiting_times"]
     if not isinstance(wt, list):
         raise ConfigError("waiting_times", wt, "must be a list of integers")
@@ -136,18 +188,26 @@ def validate_run_config(raw: Any) -> dict:
         if s > t_max:
             raise ConfigError("waiting_times", s, f"waiting time exceeds t_max = {t_max}")
     cfg["waiting_times"] = sorted(set(wt))
-    _int(cfg, "points_per_decade", lo=1, hi=1000)
-    _int(cfg, "sample_offset", lo=0)
-    _int(cfg, "block", lo=0)
-    for key in ("campaign", "point"):
-        if not isinstance(cfg[key], str):
-            raise ConfigError(key, cfg[key], "must be a string")
-    ci = cfg["checkpoint_interval"]
-    if isinstance(ci, bool) or not isinstance(ci, int | float) or ci <= 0:
-        raise ConfigError("checkpoint_interval", ci, "must be a positive number of seconds")
-    cfg["checkpoint_interval"] = float(ci)
     _check_decomposition(cfg)
-    return cfg
+
+
+def _check_ea3d(cfg: dict) -> None:
+    """The EA3D keys: an even size the layout supports, T > 0, whole coded words."""
+    L = _int(cfg, "L", lo=2, hi=1024)
+    layout = _choice(cfg, "layout", EA3D_LAYOUTS)
+    if L % 2:
+        raise ConfigError("L", L, "must be even (checkerboard)")
+    if layout == "bitwise" and L & (L - 1):
+        raise ConfigError("layout", layout, f"needs L = 2^l, got L = {L}")
+    T = cfg["T"]
+    if isinstance(T, bool) or not isinstance(T, int | float) or not T > 0:
+        raise ConfigError("T", T, "must be a number > 0")
+    cfg["T"] = float(T)
+    _choice(cfg, "prng", EA3D_PRNGS)
+    if cfg["samples"] % 64:
+        raise ConfigError("samples", cfg["samples"], "must be a multiple of 64 (one coded word)")
+    if cfg["sample_offset"] % 64:
+        raise ConfigError("sample_offset", cfg["sample_offset"], "must be a multiple of 64")
 
 
 def _pair(cfg: dict, key: str) -> list[int]:

@@ -39,6 +39,21 @@ def test_resume_after_every_step_is_bit_identical(tmp_path, dim, L):
     _same_data(ref, out)
 
 
+def test_ea3d_resume_after_every_step_is_bit_identical(tmp_path):
+    """The spin glass too: its coded spin words are the whole state besides the results."""
+    cfg = validate_run_config(
+        {"model": "ea3d", "L": 6, "T": 1.0, "samples": 128, "seed": 5, "t_max": 60}
+    )
+    ref = tmp_path / "ref.nc"
+    assert run_job(cfg, ref, progress=False) == EXIT_OK
+    out = tmp_path / "out.nc"
+    stops = 0
+    while (status := run_job(cfg, out, max_wall=0.0, progress=False)) == EXIT_CHECKPOINTED:
+        stops += 1
+    assert status == EXIT_OK and stops > 10
+    _same_data(ref, out)
+
+
 def test_cli_resume_and_foreign_checkpoint(tmp_path, write_config):
     """`--max-wall 0` exits 3 with a checkpoint; the same command finishes it; a checkpoint
     of another config is refused."""

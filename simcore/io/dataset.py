@@ -40,14 +40,18 @@ POINT_CONFIG_KEYS = (
 
 def run_attributes(cfg: dict, prov: dict[str, str], wall_seconds: float) -> dict:
     """Global attributes of a run file: parameters, provenance and the full config as YAML."""
+    from simcore.config import point_keys
+
+    described = " ".join(f"{k}={cfg[k]}" for k in point_keys(cfg["model"])[1:] if k in cfg)
     attrs: dict = {
         "Conventions": "CF-1.10",
-        "title": f"simcore {cfg['model']} run: d={cfg['dim']} L={cfg['L']} p={cfg['p']} "
-        f"q={cfg['q']} scheme={cfg['scheme']}",
+        "title": f"simcore {cfg['model']} run: {described}",
         "institution": "",
         "source": f"simcore {prov.get('simcore_version', '')}",
     }
     for key in ATTR_KEYS:
+        if key not in cfg:  # a key of another model
+            continue
         v = cfg[key]
         if v is None:
             v = "default"  # netCDF has no null attribute

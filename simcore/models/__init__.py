@@ -30,6 +30,12 @@ def gpu_device_name() -> str:
 
 def make_simulation(cfg: dict):
     """The simulation object of a validated run config."""
+    if cfg["model"] == "ea3d":
+        if cfg["backend"] == "gpu":
+            require_gpu()
+        from simcore.models.ea3d.simulation import EA3DSimulation
+
+        return EA3DSimulation(cfg)
     if cfg["model"] == "kpz":
         if cfg["backend"] == "gpu":
             require_gpu()

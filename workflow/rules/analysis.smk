@@ -2,7 +2,8 @@
 
 
 rule exponents:
-    """Effective exponents and fits of one point's dataset."""
+    """Means, errors and effective exponents of one point's dataset (kpz), or its energy,
+    overlap moments and Binder ratio (ea3d)."""
     input:
         "results/{campaign}/datasets/{point}.nc",
     output:
@@ -19,7 +20,8 @@ rule exponents:
 
 
 rule figures:
-    """The campaign figures, every point in each: W2, beta_eff, C_h, C_s, lambda_eff."""
+    """The campaign figures, every point in each: W2, beta_eff, C_h, C_s, lambda_eff
+    (kpz), or energy, q2, binder (ea3d)."""
     input:
         campaign_analyses,
     output:

@@ -12,7 +12,12 @@ CAMPAIGN = load_campaign(
     config, schema_path=f"{workflow.basedir}/workflow/schemas/config.schema.yaml"
 )
 
-FIGURE_NAMES = ["W2", "beta_eff", "C_h", "C_s", "lambda_eff"]
+#: The campaign figures of each model (analysis.figures; analysis.spin_glass for ea3d).
+MODEL_FIGURES = {
+    "kpz": ["W2", "beta_eff", "C_h", "C_s", "lambda_eff"],
+    "ea3d": ["energy", "q2", "binder"],
+}
+FIGURE_NAMES = MODEL_FIGURES[CAMPAIGN.points[0].model]
 FIGURE_FORMATS = ["png", "pdf"]
 
 DATASETS = expand(

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from simcore.config import EA3D_LAYOUTS as LAYOUTS
 from simcore.rng.philox import philox4x32
 
-LAYOUTS = ("standard", "sliced", "bitwise")
 LAYOUT_ID = {name: i for i, name in enumerate(LAYOUTS)}
 N_REPLICAS = 4
 WORD_BITS = 64

@@ -1,0 +1,114 @@
+"""EA3D through the shared path: run configs, campaigns, simcore run, analysis, Snakemake."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import xarray as xr
+import yaml
+from test_kpz_gpu import needs_gpu
+
+from analysis.spin_glass import analyze_ea3d, word_groups
+from simcore.campaign import load_campaign
+from simcore.config import ConfigError, validate_run_config
+from simcore.models.ea3d.lattice import LAYOUT_ID, init_spins
+from simcore.models.ea3d.observables import overlaps
+from simcore.runner import run_job
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def job(**over) -> dict:
+    cfg = {"model": "ea3d", "L": 4, "T": 1.0, "samples": 128, "seed": 9, "t_max": 30}
+    cfg.update(over)
+    return cfg
+
+
+@pytest.mark.parametrize(
+    ("over", "key"),
+    [({"L": 5}, "L"), ({"T": 0}, "T"), ({"samples": 100}, "samples"),
+     ({"layout": "bitwise", "L": 6}, "layout"), ({"prng": "xorwow"}, "prng"),
+     ({"p": 0.5}, "p"), ({"sample_offset": 10}, "sample_offset")],
+)  # fmt: skip
+def test_bad_ea3d_configs_name_their_key(over: dict, key: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        validate_run_config(job(**over))
+    assert err.value.key == key
+
+
+def test_campaign_points_and_jobs() -> None:
+    camp = load_campaign(
+        {"campaign": "sg", "seed": 1, "model": "ea3d", "samples": 192, "samples_per_job": 128,
+         "t_max": 50, "points": [{"L": [4, 6], "T": 1.2, "layout": ["standard", "sliced"]}]}
+    )  # fmt: skip
+    assert camp.point_names[0] == "ea3d_L4_T1.2_standard_philox_cpu"
+    assert len(camp.point_names) == 4
+    last = camp.job_config("ea3d_L6_T1.2_sliced_philox_cpu", 1)
+    assert last["samples"] == 64 and last["sample_offset"] == 128
+    assert "waiting_times" not in last and "dim" not in last
+    validate_run_config(last)  # every job config is a valid run config
+
+
+def test_run_file_and_analysis(tmp_path: Path) -> None:
+    """simcore run writes energies and overlaps; the start (t = 0) has the overlaps of the
+    Philox random start; the analysis has the right shapes and a sane Binder ratio."""
+    cfg = validate_run_config(job())
+    assert run_job(cfg, tmp_path / "r.nc", progress=False) == 0
+    with xr.open_dataset(tmp_path / "r.nc") as ds:
+        ds = ds.load()
+    assert ds["energy"].dims == ("sample", "replica", "time") and ds.sizes["sample"] == 128
+    S0 = init_spins(LAYOUT_ID["sliced"], 4, 2, 9, 0)
+    np.testing.assert_allclose(ds["q"].isel(time=0).values, overlaps(S0).T)
+    assert np.all(ds["energy"].values >= -3) and np.all(ds["energy"].values <= 3)
+    an = analyze_ea3d(ds)
+    assert an.attrs["jackknife_groups"] == 2
+    assert np.all(np.isfinite(an["binder"].values[1:]))
+    assert np.all(an["energy_mean"].values[1:] < an["energy_mean"].values[0])  # it cools
+
+
+def test_word_groups() -> None:
+    assert word_groups(64 * 12)[0] == 12
+    assert word_groups(64 * 100)[0] == 25  # largest divisor of 100 that is <= 32
+    assert "one coded word" in word_groups(64)[1]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
+def test_ea3d_campaign_through_snakemake(tmp_path: Path) -> None:
+    """A tiny spin-glass campaign from the campaign file to its three figures."""
+    conf = tmp_path / "sg.yaml"
+    conf.write_text(yaml.safe_dump(
+        {"campaign": "sg", "seed": 4, "model": "ea3d", "samples": 128, "samples_per_job": 64,
+         "t_max": 40, "points": [{"L": 4, "T": [0.9, 2.0]}]}
+    ))  # fmt: skip
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"),
+           "--directory", str(tmp_path), "--cores", "2", "--configfile", str(conf)]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    res = tmp_path / "results" / "sg"
+    for name in ("energy", "q2", "binder"):
+        assert (res / "figures" / f"{name}.png").stat().st_size > 0
+    with xr.open_dataset(res / "datasets" / "ea3d_L4_T0.9_sliced_philox_cpu.nc") as ds:
+        assert ds.sizes["sample"] == 128 and ds.attrs["n_runs"] == 2
+        assert ds["sample"].values.tolist() == list(range(128))
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("layout", ["standard", "sliced", "bitwise"])
+def test_gpu_run_equals_cpu_run(tmp_path: Path, layout: str) -> None:
+    """simcore run with backend gpu writes the same energies and overlaps as the CPU."""
+    out = {}
+    for backend in ("cpu", "gpu"):
+        cfg = validate_run_config(job(L=8, layout=layout, backend=backend, t_max=50))
+        assert run_job(cfg, tmp_path / f"{backend}.nc", progress=False) == 0
+        with xr.open_dataset(tmp_path / f"{backend}.nc") as ds:
+            out[backend] = ds.load()
+    for var in ("energy", "q"):
+        np.testing.assert_array_equal(out["gpu"][var].values, out["cpu"][var].values)
+    assert out["gpu"].attrs["device"] != out["cpu"].attrs["device"]
