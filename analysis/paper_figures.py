@@ -88,7 +88,9 @@ __all__ = [
 BETA_KELLING2017: tuple[float, float] = (0.2415, 0.0015)
 
 #: Figure kinds of the CLI (also the default file stems).
-FIGURES = ("fig3b", "fig4", "fig6", "performance")
+FIGURES = ("fig3b", "fig4", "fig6", "performance", "psflip_k", "psflip_L", "psflip_prng")
+#: Figures drawn from a benchmark table, and the `simcore bench` kernel that writes it.
+BENCH_FIGURES = {"performance": "dd", "psflip_k": "ea3d", "psflip_L": "ea3d", "psflip_prng": "ea3d"}
 
 #: Columns a benchmark table must have (extra columns are ignored, except the optional
 #: provenance columns ``simcore_version`` and ``git_commit``).
@@ -631,6 +633,13 @@ def make_figure(
     if kind not in FIGURES:
         raise ValueError(f"unknown figure {kind!r}; choose from {', '.join(FIGURES)}")
     stem = name or kind
+    if kind in BENCH_FIGURES and BENCH_FIGURES[kind] == "ea3d":
+        from analysis.ea3d_performance import PLOTS, ea3d_bench_provenance, load_ea3d_bench
+
+        if len(inputs) != 1:
+            raise ValueError(f"{kind} takes one ea3d benchmark CSV, got {len(inputs)} inputs")
+        rows = load_ea3d_bench(inputs[0])
+        return save_figure(PLOTS[kind](rows), out_dir, stem, ea3d_bench_provenance(inputs[0], rows))
     if kind == "performance":
         if len(inputs) != 1:
             raise ValueError(f"performance takes one benchmark CSV, got {len(inputs)} inputs")

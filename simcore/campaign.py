@@ -65,6 +65,12 @@ def job_keys(model: str) -> tuple[str, ...]:
 JOB_KEYS = job_keys("kpz")
 
 
+#: ``simcore bench`` kernels a campaign's ``benchmarks`` lines may name first.
+BENCH_KERNELS = ("dd", "ea3d")
+#: Comparison figures drawn from a benchmark table, and the kernel whose table it is.
+BENCH_FIGURE_KERNEL = {"performance": "dd", "psflip_k": "ea3d", "psflip_L": "ea3d",
+                       "psflip_prng": "ea3d"}  # fmt: skip
+
 #: Run-config keys of the domain decomposition, written only for DD schemes.
 DD_KEYS = ("tc", "domain", "t_async", "border")
 
@@ -289,6 +295,19 @@ class Campaign:
             if fig.name == name:
                 return fig
         raise KeyError(f"campaign {self.name} has no paper figure {name!r}")
+
+    def bench_lines(self, kernel: str) -> list[str]:
+        """The ``benchmarks`` lines of one ``simcore bench`` kernel, without the kernel word
+        (a line that starts with no kernel name is a ``dd`` line)."""
+        out = []
+        for line in self.benchmarks:
+            first, _, rest = line.strip().partition(" ")
+            if first in BENCH_KERNELS:
+                if first == kernel:
+                    out.append(rest.strip())
+            elif kernel == "dd":
+                out.append(line.strip())
+        return out
 
     def figure_points(self, name: str) -> list[str]:
         """Names of the points drawn in the comparison figure ``name``, in campaign order."""
@@ -596,8 +615,10 @@ def _paper_figures(entries: list[Any], points: list[Point]) -> tuple[PaperFigure
         select = entry.get("select")
         chosen = None
         if select is not None:
-            if entry["figure"] == "performance":
-                raise ValueError(f"{where}.select: performance is drawn from `benchmarks`")
+            if entry["figure"] in BENCH_FIGURE_KERNEL:
+                raise ValueError(
+                    f"{where}.select: {entry['figure']} is drawn from `benchmarks`, not points"
+                )
             chosen = tuple(
                 pt.name
                 for pt in points

@@ -64,7 +64,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("--dim", type=int, nargs="+", default=[2], choices=[1, 2])
     bench.add_argument(
-        "--L", type=int, nargs="+", default=[4096, 16384], help="lateral sizes (powers of two)"
+        "--L",
+        type=int,
+        nargs="+",
+        default=None,
+        help="lateral sizes: powers of two for kpz (default 4096 16384), even for ea3d "
+        "(default 16 32 64 128)",
     )
     bench.add_argument("--mcs", type=int, default=2, help="MCS (ea3d: sweeps) per repeat")
     bench.add_argument("--repeats", type=int, default=5)
@@ -119,6 +124,8 @@ def _int_pair(key: str, text: str) -> list[int]:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``simcore`` command."""
     args = _parser().parse_args(argv)
+    if args.command == "bench" and args.L is None:
+        args.L = [16, 32, 64, 128] if args.kernel == "ea3d" else [4096, 16384]
     try:
         if args.command == "run":
             from simcore.runner import run_job

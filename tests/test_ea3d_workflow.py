@@ -112,3 +112,30 @@ def test_gpu_run_equals_cpu_run(tmp_path: Path, layout: str) -> None:
     for var in ("energy", "q"):
         np.testing.assert_array_equal(out["gpu"][var].values, out["cpu"][var].values)
     assert out["gpu"].attrs["device"] != out["cpu"].attrs["device"]
+
+
+def test_bench_table_and_lulli_figures(tmp_path: Path) -> None:
+    """`simcore bench ea3d --csv` on the CPU feeds the psFlip figures (lulli2015 Figs. 4, 5)."""
+    from analysis.ea3d_performance import load_ea3d_bench
+    from analysis.paper_figures import make_figure
+    from simcore.cli import main
+
+    csv_path = tmp_path / "ea3d.csv"
+    args = ["bench", "ea3d", "--backend", "cpu", "--layout", "sliced", "standard", "--L", "4",
+            "6", "--k", "1", "2", "4", "--mcs", "1", "--repeats", "2", "--warmup", "1",
+            "--csv", str(csv_path)]  # fmt: skip
+    assert main(args) == 0
+    rows = load_ea3d_bench(csv_path)
+    assert len(rows) == 2 * 2 * 3 * 2 and all(r["ps_per_flip"] > 0 for r in rows)
+    for kind in ("psflip_k", "psflip_L", "psflip_prng"):
+        written = make_figure(kind, [csv_path], tmp_path / "fig", name=kind)
+        assert all(p.stat().st_size > 0 for p in written)
+    odd = ["bench", "ea3d", "--backend", "cpu", "--L", "5", "--csv", str(tmp_path / "x.csv")]
+    assert main(odd) == 2 and not (tmp_path / "x.csv").exists()  # odd L: one-line error
+
+
+def test_benchmark_lines_per_kernel() -> None:
+    camp = load_campaign(ROOT / "config" / "papers.yaml")
+    assert all(line.startswith("--scheme") for line in camp.bench_lines("dd"))
+    assert all(line.startswith("--layout") for line in camp.bench_lines("ea3d"))
+    assert len(camp.bench_lines("dd")) + len(camp.bench_lines("ea3d")) == len(camp.benchmarks)

@@ -52,7 +52,9 @@ rule paper_figure:
     """A comparison figure of the papers (campaign key `paper_figures`) from its points.
 
     fig3b: C_s(t, s) vs t/s per scheme; fig4: C_h and lambda_eff per scheme and TC;
-    fig6: beta_eff with kelling2017's asymptotic beta; performance: from the benchmarks.
+    fig6: beta_eff with kelling2017's asymptotic beta; performance: from the dd
+    benchmarks; psflip_k, psflip_L, psflip_prng (lulli2015 Figs. 4, 5, 9): from the
+    ea3d benchmarks.
     """
     input:
         paper_figure_input,
@@ -80,13 +82,16 @@ rule paper_figure:
 
 
 rule benchmark:
-    """The campaign's `benchmarks` (simcore bench dd argument lines), one CSV row per repeat."""
+    """The campaign's `benchmarks` lines of one `simcore bench` kernel (dd or ea3d), one
+    CSV row per repeat."""
     output:
-        "results/{campaign}/bench/bench.csv",
+        "results/{campaign}/bench/{kernel}.csv",
     log:
-        "results/{campaign}/logs/bench.log",
+        "results/{campaign}/logs/bench_{kernel}.log",
+    wildcard_constraints:
+        kernel="dd|ea3d",
     params:
-        lines=lambda wildcards: CAMPAIGN.benchmarks,
+        lines=lambda wildcards: CAMPAIGN.bench_lines(wildcards.kernel),
     resources:
         gpu=1,
         runtime=60,

@@ -4,7 +4,7 @@
 
 import re
 
-from simcore.campaign import NAME_PATTERN, job_config_yaml, load_campaign
+from simcore.campaign import BENCH_FIGURE_KERNEL, NAME_PATTERN, job_config_yaml, load_campaign
 
 # Validated (semantic checks beyond the schema: L a power of two, p + q <= 1, waiting
 # times <= t_max, unique point names) and expanded into points and blocks.
@@ -98,9 +98,9 @@ def stage_runs(wildcards):
     return _runs(wildcards.campaign, point.name, blocks)
 
 
-def bench_csv(wildcards):
-    """The campaign's benchmark table."""
-    return f"results/{wildcards.campaign}/bench/bench.csv"
+def bench_csv(wildcards, kernel="dd"):
+    """The campaign's benchmark table of one ``simcore bench`` kernel."""
+    return f"results/{wildcards.campaign}/bench/{kernel}.csv"
 
 
 def campaign_analyses(wildcards):
@@ -116,15 +116,16 @@ def paper_figure_input(wildcards):
     """What a comparison figure is drawn from: the benchmark table (performance) or the
     analyses of the points it selects."""
     fig = CAMPAIGN.paper_figure(wildcards.fig)
-    if fig.figure == "performance":
-        return bench_csv(wildcards)
+    if fig.figure in BENCH_FIGURE_KERNEL:
+        return bench_csv(wildcards, BENCH_FIGURE_KERNEL[fig.figure])
     return _analyses(wildcards.campaign, CAMPAIGN.figure_points(fig.name))
 
 
 def paper_figure_summary(wildcards):
     """Report caption of a comparison figure: its points, or its benchmark lines."""
     fig = CAMPAIGN.paper_figure(wildcards.fig)
-    if fig.figure == "performance":
-        lines = "; ".join(f"simcore bench dd {line}" for line in CAMPAIGN.benchmarks)
+    if fig.figure in BENCH_FIGURE_KERNEL:
+        kernel = BENCH_FIGURE_KERNEL[fig.figure]
+        lines = "; ".join(f"simcore bench {kernel} {line}" for line in CAMPAIGN.bench_lines(kernel))
         return f"Benchmarks: {lines}."
     return CAMPAIGN.summary(CAMPAIGN.figure_points(fig.name))

@@ -1,0 +1,157 @@
+"""lulli2015 performance figures from ``simcore bench ea3d --csv`` tables.
+
+* ``psflip_k`` (lulli2015 Fig. 4): psFlip vs the number of coded words k, one line per
+  (layout, L): small lattices need many words to fill the GPU.
+* ``psflip_L`` (Fig. 5): the best psFlip over k vs L, one line per layout.
+* ``psflip_prng`` (Fig. 9): psFlip of each random number generator relative to the
+  baseline (MINSTD when measured, else Philox) vs L, and the absolute values.
+
+Every point is the median of the repeats of one configuration; bars span min to max.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from collections import defaultdict
+from collections.abc import Sequence
+
+import matplotlib
+import numpy as np
+from matplotlib.figure import Figure
+
+from analysis.figures import STYLE, new_figure
+from simcore.models.ea3d.bench import BENCH_EA3D_FIELDS
+
+FIGURES = ("psflip_k", "psflip_L", "psflip_prng")
+_NUMERIC = {"L": int, "k": int, "ps_per_flip": float, "seconds_per_sweep": float}
+
+
+def load_ea3d_bench(path: str | os.PathLike[str]) -> list[dict]:
+    """Rows of an EA3D benchmark CSV; ValueError naming the file for a bad table."""
+    p = os.fspath(path)
+    with open(p, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        missing = [c for c in BENCH_EA3D_FIELDS if c not in (reader.fieldnames or [])]
+        if missing:
+            raise ValueError(f"{p}: not an ea3d benchmark table, missing {', '.join(missing)}")
+        rows = []
+        for i, rec in enumerate(reader, start=1):
+            try:
+                rows.append({k: _NUMERIC.get(k, str)(v) for k, v in rec.items()})
+            except ValueError as exc:
+                raise ValueError(f"{p}, data row {i}: {exc}") from None
+    if not rows:
+        raise ValueError(f"{p}: benchmark table has no measurements")
+    return rows
+
+
+def _medians(rows: Sequence[dict], keys: tuple[str, ...]) -> dict[tuple, tuple]:
+    """(median, min, max) of psFlip per configuration ``keys``."""
+    groups: dict[tuple, list[float]] = defaultdict(list)
+    for r in rows:
+        groups[tuple(r[k] for k in keys)].append(r["ps_per_flip"])
+    return {g: (float(np.median(v)), min(v), max(v)) for g, v in sorted(groups.items())}
+
+
+def _plot_lines(ax, series: dict[str, list[tuple[float, tuple]]]) -> None:
+    for label, pts in series.items():
+        pts.sort()
+        x = np.array([p[0] for p in pts], dtype=float)
+        med = np.array([p[1][0] for p in pts])
+        bars = np.array([[m - p[1][1] for p, m in zip(pts, med, strict=True)],
+                         [p[1][2] - m for p, m in zip(pts, med, strict=True)]])  # fmt: skip
+        ax.errorbar(x, med, yerr=bars, marker="o", ms=3, capsize=1.5, label=label)
+
+
+def plot_psflip_k(rows: Sequence[dict]) -> Figure:
+    """lulli2015 Fig. 4: psFlip vs k, one line per (layout, L, prng, device) measured at
+    three or more k (configurations with fewer are scans over L, for psflip_L)."""
+    series: dict[str, list] = defaultdict(list)
+    for (layout, L, prng, dev, k), val in _medians(
+        rows, ("layout", "L", "prng", "device", "k")
+    ).items():
+        series[f"L={L}, {layout}, {prng}, {dev}"].append((k, val))
+    series = {label: pts for label, pts in series.items() if len(pts) >= 3}
+    if not series:
+        raise ValueError("psflip_k needs a configuration measured at three or more k")
+    with matplotlib.rc_context(STYLE):
+        fig, axes = new_figure(1, 1)
+        ax = axes[0, 0]
+        _plot_lines(ax, series)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("coded words k (64 samples each) [1]")
+        ax.set_ylabel("psFlip [ps]")
+        ax.legend(fontsize=5, loc="upper right")
+    return fig
+
+
+def _best_over_k(rows: Sequence[dict], keys: tuple[str, ...]) -> dict[tuple, tuple]:
+    """Per configuration ``keys`` + L: the (median, min, max) of the k with the best median."""
+    best: dict[tuple, tuple] = {}
+    for g, val in _medians(rows, (*keys, "L", "k")).items():
+        key = g[:-1]
+        if key not in best or val[0] < best[key][0]:
+            best[key] = val
+    return best
+
+
+def plot_psflip_L(rows: Sequence[dict]) -> Figure:
+    """lulli2015 Fig. 5: the best psFlip over k vs L, one line per layout (and PRNG)."""
+    series: dict[str, list] = defaultdict(list)
+    for (layout, prng, dev, L), val in _best_over_k(rows, ("layout", "prng", "device")).items():
+        series[f"{layout}, {prng}, {dev}"].append((L, val))
+    with matplotlib.rc_context(STYLE):
+        fig, axes = new_figure(1, 1)
+        ax = axes[0, 0]
+        _plot_lines(ax, series)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("L [sites]")
+        ax.set_ylabel("best psFlip over k [ps]")
+        ax.legend(fontsize=6)
+    return fig
+
+
+def plot_psflip_prng(rows: Sequence[dict]) -> Figure:
+    """lulli2015 Fig. 9: psFlip per PRNG relative to the baseline, and absolute, vs L."""
+    best = _best_over_k(rows, ("prng", "layout", "device"))
+    prngs = sorted({k[0] for k in best})
+    base = "minstd" if "minstd" in prngs else prngs[0]
+    with matplotlib.rc_context(STYLE):
+        fig, axes = new_figure(2, 1)
+        rel: dict[str, list] = defaultdict(list)
+        absolute: dict[str, list] = defaultdict(list)
+        for (prng, layout, dev, L), val in best.items():
+            ref = best.get((base, layout, dev, L))
+            label = f"{prng}, {layout}, {dev}"
+            absolute[label].append((L, val))
+            if ref is not None:
+                rel[label].append((L, tuple(v / ref[0] for v in val)))
+        _plot_lines(axes[0, 0], rel)
+        _plot_lines(axes[1, 0], absolute)
+        axes[0, 0].set_ylabel(f"psFlip / psFlip({base}) [1]")
+        axes[1, 0].set_ylabel("psFlip [ps]")
+        axes[1, 0].set_yscale("log")
+        for ax in axes[:, 0]:
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel("L [sites]")
+        axes[1, 0].legend(fontsize=5)
+    return fig
+
+
+def ea3d_bench_provenance(path: str | os.PathLike[str], rows: Sequence[dict]) -> dict[str, str]:
+    """Provenance of a benchmark figure, in the keys of analysis.figures.save_figure."""
+    configs = sorted({f"{r['layout']} L={r['L']} k={r['k']} {r['prng']}" for r in rows})
+    return {
+        "simcore_version": "see git_commit",
+        "git_commit": ", ".join(sorted({r["commit"] for r in rows})),
+        "points": f"{os.fspath(path)}: " + "; ".join(configs),
+        "samples": f"{len(rows)} measurements",
+        "backend": ", ".join(sorted({r["backend"] for r in rows})),
+        "device": ", ".join(sorted({r["device"] for r in rows})),
+    }
+
+
+PLOTS = {"psflip_k": plot_psflip_k, "psflip_L": plot_psflip_L, "psflip_prng": plot_psflip_prng}
