@@ -65,8 +65,11 @@ def _plot_lines(ax, series: dict[str, list[tuple[float, tuple]]]) -> None:
 
 
 def plot_psflip_k(rows: Sequence[dict]) -> Figure:
-    """lulli2015 Fig. 4: psFlip vs k, one line per (layout, L, prng, device) measured at
-    three or more k (configurations with fewer are scans over L, for psflip_L)."""
+    """lulli2015 Fig. 4: psFlip vs k, one line per (L, prng, device) measured at three or
+    more k, for one layout (sliced if measured; the paper's Fig. 4 shows one kernel)."""
+    layouts = {r["layout"] for r in rows}
+    shown = "sliced" if "sliced" in layouts else sorted(layouts)[0]
+    rows = [r for r in rows if r["layout"] == shown]
     series: dict[str, list] = defaultdict(list)
     for (layout, L, prng, dev, k), val in _medians(
         rows, ("layout", "L", "prng", "device", "k")
