@@ -22,9 +22,11 @@ KERNEL_NAME = "ea3d_colour"
 MAX_GRID_Y = 65535
 
 
-def compile_defines(layout: str, L: int, k: int) -> tuple[str, ...]:
-    """The -D options of one kernel build."""
+def compile_defines(layout: str, L: int, k: int, slab: int | None = None) -> tuple[str, ...]:
+    """The -D options of one kernel build (``slab``: planes per GPU, sliced layout only)."""
     vals = {"L": L, "K": k, "LAYOUT": LAYOUT_ID[layout], "LOG2L": max(int(L).bit_length() - 1, 1)}
+    if slab is not None:
+        vals["SLAB"] = int(slab)
     return tuple(f"-D{key}={val}" for key, val in vals.items())
 
 
@@ -54,5 +56,6 @@ class EA3DKernel:
         t4, t8, t12 = (np.uint64(x) for x in thr)
         for t in range(int(t_from), int(t_from) + int(n)):
             for c in (0, 1):
-                args = (S, J, np.int32(c), np.uint32(t), np.uint32(k0), np.uint32(k1), t4, t8, t12)
+                args = (S, J, np.int32(c), np.uint32(t), np.uint32(k0), np.uint32(k1),
+                        t4, t8, t12, np.uint32(0), np.uint32(self.half), np.uint32(0))  # fmt: skip
                 self.kernel(self.grid, self.block, args)

@@ -9,8 +9,15 @@
 // CUDA and checked against it bit for bit (tests/test_ea3d_gpu.py).
 //
 // Compile-time (-D): L (even), K (coded words), LAYOUT (0 standard, 1 sliced,
-// 2 bitwise; bitwise needs L = 2^LOG2L and LOG2L), WPT (words per thread: a thread
-// updates words w, w + gridDim.y, ... so one block row reuses its neighbour indices).
+// 2 bitwise; bitwise needs L = 2^LOG2L and LOG2L); a thread updates words w,
+// w + gridDim.y, ... of its site.
+//
+// SLAB = NZ (sliced layout only): the arrays hold one GPU's slab of NZ z'-plane pairs
+// (zh = z' >> 1) plus a ghost plane pair below and above (local zh 0 and NZ + 1), for
+// the multi-GPU schedule of lulli2015 sec. 5 (simcore/models/ea3d/multigpu.py).  The
+// kernel then updates the local planes [plane0, plane0 + nplanes) and keys its random
+// numbers by the global plane zh = zbase + local zh - 1; neighbours in z' never wrap
+// (the ghosts hold the neighbouring GPUs' planes).
 
 #include "philox.cuh"  // simcore/rng/cuda: P4, philox(), pick(), u32, u64
 
@@ -21,27 +28,40 @@
 #define LOG2L 3
 #endif
 
-#define HALF (L * L * L / 2)
 #define LH (L / 2)
+#ifdef SLAB
+#define HALF (L * L * (SLAB + 2))  // words per colour of a slab, ghost planes included
+#else
+#define HALF (L * L * L / 2)
+#endif
 #define TAG_METROPOLIS (0x22u << 24)
 
 // The neighbours (in the other colour's array) of site j of colour c, in direction
 // order +x, -x, +y, -y, +z, -z, and the site's physical index p.
-__device__ __forceinline__ void neighbours(int c, u32 j, u32 n[6], u32 &p) {
+__device__ __forceinline__ void neighbours(int c, u32 j, u32 n[6], u32 &p, u32 zbase) {
 #if LAYOUT == 1
   // sliced (lulli2015 eq. 4, 5): x' = x, y' = y - x, z' = x - y + z; z' = 2 zh + c
   u32 x = j % L, yp = (j / L) % L, zh = j / (L * L);
   u32 xp1 = x + 1 == L ? 0 : x + 1, xm1 = x == 0 ? L - 1 : x - 1;
   u32 ypp = yp + 1 == L ? 0 : yp + 1, ypm = yp == 0 ? L - 1 : yp - 1;
+#ifdef SLAB
+  u32 zup = c == 0 ? zh : zh + 1;  // local zh of the plane z' + 1 (a ghost at the top)
+  u32 zdn = c == 0 ? zh - 1 : zh;  // local zh of the plane z' - 1 (a ghost at the bottom)
+#else
   u32 zup = c == 0 ? zh : (zh + 1 == LH ? 0 : zh + 1);  // zh of the plane z' + 1
   u32 zdn = c == 0 ? (zh == 0 ? LH - 1 : zh - 1) : zh;  // zh of the plane z' - 1
+#endif
   n[4] = x + L * (yp + L * zup);     // +z: (x', y', z' + 1)
   n[3] = x + L * (ypm + L * zup);    // -y: (x', y' - 1, z' + 1)
   n[0] = xp1 + L * (ypm + L * zup);  // +x: (x' + 1, y' - 1, z' + 1)
   n[5] = x + L * (yp + L * zdn);     // -z: (x', y', z' - 1)
   n[2] = x + L * (ypp + L * zdn);    // +y: (x', y' + 1, z' - 1)
   n[1] = xm1 + L * (ypp + L * zdn);  // -x: (x' - 1, y' + 1, z' - 1)
+#ifdef SLAB
+  u32 zp = 2 * (zbase + zh - 1) + c;  // the global z' of this local plane
+#else
   u32 zp = 2 * zh + c;
+#endif
   u32 y = (yp + x) % L, z = (zp + yp) % L;
   p = x + L * (y + L * z);
 #elif LAYOUT == 2
@@ -88,12 +108,16 @@ __device__ __forceinline__ u64 flip_mask(u64 s, const u64 nb[6], const u64 jd[6]
 }
 
 // One colour c of sweep t: S[a, c, w, j] (4, 2, K, HALF), J[c, d, w, j] (2, 6, K, HALF).
+// Sites j in [j0, j0 + nsites): all of them (j0 = 0, nsites = HALF), or some planes of a
+// slab; zbase: the global zh of local plane 1 (SLAB only).
 extern "C" __global__ void ea3d_colour(u64 *__restrict__ S, const u64 *__restrict__ J, int c,
-                                       u32 t, u32 k0, u32 k1, u64 t4, u64 t8, u64 t12) {
-  u32 j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= HALF) return;
+                                       u32 t, u32 k0, u32 k1, u64 t4, u64 t8, u64 t12, u32 j0,
+                                       u32 nsites, u32 zbase) {
+  u32 jj = blockIdx.x * blockDim.x + threadIdx.x;
+  if (jj >= nsites) return;
+  u32 j = j0 + jj;
   u32 n[6], p;
-  neighbours(c, j, n, p);
+  neighbours(c, j, n, p, zbase);
   const int o = 1 - c;
   for (u32 w = blockIdx.y; w < K; w += gridDim.y) {
     P4 r = philox(p, w, t, TAG_METROPOLIS | (u32)c, k0, k1);

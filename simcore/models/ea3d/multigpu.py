@@ -1,0 +1,283 @@
+"""EA3D on several GPUs: the sliced lattice split along z' (lulli2015 sec. 5).
+
+Each GPU holds a slab of ``nz`` plane pairs (zh = z' >> 1, both colours) plus one ghost
+pair below and above.  In the sliced layout a z' plane has one colour, so a colour's
+update needs one ghost plane only, and the exchange after it goes one way:
+
+* red (c = 0) sites of the lowest local plane read the blue plane below (the ghost
+  from the GPU below); after the red update the lowest red plane goes *down* (it is the
+  upper red ghost of the GPU below);
+* blue (c = 1) sites of the highest local plane read the red plane above; after the
+  blue update the highest blue plane goes *up*.
+
+Per colour the boundary plane is updated first on one CUDA stream and copied to the
+host while the bulk planes are updated on another stream; the host exchanges the planes
+with MPI (mpi4py, one process per GPU) and copies the received plane into the ghost,
+still overlapping the bulk update.  Random numbers are keyed by the physical site
+(simcore.models.ea3d), so the result is bit-identical to one GPU.
+
+Run: ``mpirun -np N python -m simcore.models.ea3d.multigpu --help`` (N GPUs, one per
+rank).  :func:`run_local` runs the same schedule for N slabs on one GPU in one process
+(the exchange is a host copy), which the tests use where only one GPU is available.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from simcore.models.ea3d.lattice import N_REPLICAS
+
+
+class Slab:
+    """One GPU's part of the lattice: local planes 1..nz of global zh = z0 .. z0 + nz - 1."""
+
+    def __init__(self, L: int, k: int, nz: int, z0: int, block: int = 128):
+        import cupy as cp
+
+        from simcore.models.ea3d.gpu import _kernel, compile_defines
+
+        self.L, self.k, self.nz, self.z0 = int(L), int(k), int(nz), int(z0)
+        self.area = self.L * self.L
+        self.words = self.area * (self.nz + 2)
+        self.kernel = _kernel(compile_defines("sliced", L, k, slab=nz))
+        self.block = int(block)
+        self.S = cp.zeros((N_REPLICAS, 2, self.k, self.words), dtype=cp.uint64)
+        self.J = cp.zeros((2, 6, self.k, self.words), dtype=cp.uint64)
+        self.bulk_stream = cp.cuda.Stream(non_blocking=True)
+        self.edge_stream = cp.cuda.Stream(non_blocking=True)
+        shape = (N_REPLICAS, self.k, self.area)
+        self.send_dev = cp.empty(shape, dtype=cp.uint64)
+        self.recv_dev = cp.empty(shape, dtype=cp.uint64)
+        self.send_host = cp.cuda.alloc_pinned_memory(self.send_dev.nbytes)
+        self.recv_host = cp.cuda.alloc_pinned_memory(self.recv_dev.nbytes)
+        self.send_np = np.frombuffer(self.send_host, np.uint64, self.send_dev.size).reshape(shape)
+        self.recv_np = np.frombuffer(self.recv_host, np.uint64, self.recv_dev.size).reshape(shape)
+
+    def _planes(self, first: int, count: int) -> slice:
+        return slice(first * self.area, (first + count) * self.area)
+
+    def load(self, S_global: np.ndarray, J_global: np.ndarray) -> None:
+        """Copy this slab's planes (and ghosts) from whole-lattice sliced-layout arrays."""
+        import cupy as cp
+
+        lh = self.L // 2
+        for zl in range(self.nz + 2):
+            src = self._planes((self.z0 - 1 + zl) % lh, 1)
+            dst = self._planes(zl, 1)
+            self.S[..., dst] = cp.asarray(np.ascontiguousarray(S_global[..., src]))
+            if 1 <= zl <= self.nz:
+                self.J[..., dst] = cp.asarray(np.ascontiguousarray(J_global[..., src]))
+
+    def fill_random(self, seed: int) -> None:
+        """Random spins and couplings (for speed measurements: the rule is branch-free)."""
+        from simcore.models.ea3d.bench import _random_words_gpu
+
+        self.S[...] = _random_words_gpu(self.S.shape, seed)
+        self.J[...] = _random_words_gpu(self.J.shape, seed + 1)
+
+    def local_spins(self) -> np.ndarray:
+        """This slab's own planes, ``S[a, c, w, plane words]`` on the host."""
+        return self.S[..., self._planes(1, self.nz)].get()
+
+    def _launch(self, c: int, t: int, first: int, count: int, stream, keys, thr) -> None:
+        if count <= 0:
+            return
+        n = count * self.area
+        args = (self.S, self.J, np.int32(c), np.uint32(t), np.uint32(keys[0]),
+                np.uint32(keys[1]), *(np.uint64(x) for x in thr),
+                np.uint32(first * self.area), np.uint32(n), np.uint32(self.z0))  # fmt: skip
+        grid = ((n + self.block - 1) // self.block, min(self.k, 65535), 1)
+        self.kernel(grid, (self.block, 1, 1), args, stream=stream)
+
+    def boundary_plane(self, c: int) -> int:
+        """The local plane a colour's update sends to the neighbour: red down, blue up."""
+        return 1 if c == 0 else self.nz
+
+    def ghost_plane(self, c: int) -> int:
+        """The local ghost plane that receives a neighbour's boundary plane of colour c."""
+        return self.nz + 1 if c == 0 else 0
+
+    def start_colour(self, c: int, t: int, keys, thr) -> None:
+        """Update the boundary plane and stage it for sending (edge stream), and the bulk
+        planes (bulk stream); returns at once."""
+        edge = self.boundary_plane(c)
+        bulk_first = 2 if c == 0 else 1
+        self._launch(c, t, edge, 1, self.edge_stream, keys, thr)
+        with self.edge_stream:
+            self.send_dev[...] = self.S[:, c, :, self._planes(edge, 1)]
+            self.send_dev.get(stream=self.edge_stream, out=self.send_np)
+        self._launch(c, t, bulk_first, self.nz - 1, self.bulk_stream, keys, thr)
+
+    def finish_colour(self, c: int) -> None:
+        """Copy the received plane into the ghost, then wait for both streams."""
+        with self.edge_stream:
+            self.recv_dev.set(self.recv_np, stream=self.edge_stream)
+            self.S[:, c, :, self._planes(self.ghost_plane(c), 1)] = self.recv_dev
+        self.edge_stream.synchronize()
+        self.bulk_stream.synchronize()
+
+
+def slab_bounds(L: int, n: int, rank: int) -> tuple[int, int]:
+    """(z0, nz): the plane pairs of ``rank`` when L/2 plane pairs are split over n GPUs."""
+    lh = L // 2
+    if lh % n or lh // n < 2:
+        raise ValueError(f"L/2 = {lh} plane pairs must split into {n} slabs of >= 2 each")
+    nz = lh // n
+    return rank * nz, nz
+
+
+def sweeps_local(slabs: Sequence[Slab], t_from: int, n: int, keys, thr) -> None:
+    """``n`` sweeps of all slabs on one GPU, the exchange done by host copies."""
+    for t in range(t_from, t_from + n):
+        for c in (0, 1):
+            for s in slabs:
+                s.start_colour(c, t, keys, thr)
+            for s in slabs:
+                s.edge_stream.synchronize()
+            m = len(slabs)
+            for i, s in enumerate(slabs):
+                src = slabs[(i + 1) % m] if c == 0 else slabs[(i - 1) % m]
+                s.recv_np[...] = src.send_np
+            for s in slabs:
+                s.finish_colour(c)
+
+
+def sweeps_mpi(comm, slab: Slab, t_from: int, n: int, keys, thr) -> None:
+    """``n`` sweeps of this rank's slab; planes exchanged with the ranks below and above."""
+    rank, size = comm.Get_rank(), comm.Get_size()
+    up, down = (rank + 1) % size, (rank - 1) % size
+    for t in range(t_from, t_from + n):
+        for c in (0, 1):
+            slab.start_colour(c, t, keys, thr)
+            slab.edge_stream.synchronize()
+            dest, source = (down, up) if c == 0 else (up, down)
+            comm.Sendrecv(slab.send_np, dest=dest, sendtag=c, recvbuf=slab.recv_np,
+                          source=source, recvtag=c)  # fmt: skip
+            slab.finish_colour(c)
+
+
+def gather_spins(slabs_spins: Sequence[np.ndarray]) -> np.ndarray:
+    """Whole-lattice sliced-layout spins from the slabs' own planes, in slab order."""
+    return np.concatenate(list(slabs_spins), axis=-1)
+
+
+def _single_gpu_reference(L, k, sweeps, keys, thr):
+    import cupy as cp
+
+    from simcore.models.ea3d.gpu import EA3DKernel
+    from simcore.models.ea3d.lattice import LAYOUT_ID, init_couplings, init_spins
+
+    lid = LAYOUT_ID["sliced"]
+    S = init_spins(lid, L, k, *keys)
+    J = init_couplings(lid, L, k, *keys)
+    S_dev = cp.asarray(S)
+    EA3DKernel("sliced", L, k).sweeps(S_dev, cp.asarray(J), 0, sweeps, *keys, thr)
+    return S, J, S_dev.get()
+
+
+def run_local(L: int, k: int, n_slabs: int, sweeps: int, T: float, seed: int) -> bool:
+    """N slabs on one GPU against the single-GPU kernel: True if bit-identical."""
+    from simcore.models.ea3d.rule import thresholds
+
+    keys, thr = (seed & 0xFFFFFFFF, seed >> 32), thresholds(T)
+    S0, J0, ref = _single_gpu_reference(L, k, sweeps, keys, thr)
+    slabs = []
+    for r in range(n_slabs):
+        z0, nz = slab_bounds(L, n_slabs, r)
+        s = Slab(L, k, nz, z0)
+        s.load(S0, J0)
+        slabs.append(s)
+    sweeps_local(slabs, 0, sweeps, keys, thr)
+    return bool(np.array_equal(gather_spins([s.local_spins() for s in slabs]), ref))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``mpirun -np N python -m simcore.models.ea3d.multigpu``: check or benchmark."""
+    ap = argparse.ArgumentParser(
+        prog="mpirun -np N python -m simcore.models.ea3d.multigpu",
+        description="EA3D on N GPUs (one MPI rank each, the sliced lattice split along z'): "
+        "--check compares with one GPU bit for bit; otherwise measure psFlip per GPU and "
+        "the strong-scaling efficiency (lulli2015 eqs. 18-21) against one GPU.",
+    )
+    ap.add_argument("--L", type=int, nargs="+", default=[128, 256, 512])
+    ap.add_argument("--k", type=int, default=1, help="coded words (64 samples each)")
+    ap.add_argument("--sweeps", type=int, default=20, help="sweeps per repeat")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--T", type=float, default=1.1)
+    ap.add_argument("--seed", type=int, default=2015)
+    ap.add_argument("--check", action="store_true", help="bit-identity check instead of timing")
+    ap.add_argument("--csv", metavar="FILE", help="rank 0 appends one row per L and repeat")
+    args = ap.parse_args(argv)
+
+    import cupy as cp
+    from mpi4py import MPI
+
+    from simcore.io.provenance import git_commit
+    from simcore.models import gpu_device_name
+    from simcore.models.ea3d.rule import thresholds
+
+    comm = MPI.COMM_WORLD
+    rank, size = comm.Get_rank(), comm.Get_size()
+    cp.cuda.Device(rank % cp.cuda.runtime.getDeviceCount()).use()
+    keys, thr = (args.seed & 0xFFFFFFFF, args.seed >> 32), thresholds(args.T)
+    status = 0
+    for L in args.L:
+        z0, nz = slab_bounds(L, size, rank)
+        slab = Slab(L, args.k, nz, z0)
+        if args.check:
+            S0 = J0 = ref = None
+            if rank == 0:
+                S0, J0, ref = _single_gpu_reference(L, args.k, args.sweeps, keys, thr)
+            S0, J0 = comm.bcast((S0, J0), root=0)
+            slab.load(S0, J0)
+            sweeps_mpi(comm, slab, 0, args.sweeps, keys, thr)
+            parts = comm.gather(slab.local_spins(), root=0)
+            if rank == 0:
+                same = bool(np.array_equal(gather_spins(parts), ref))
+                print(f"L={L} k={args.k} on {size} GPUs, {args.sweeps} sweeps: "
+                      f"bit-identical to one GPU: {same}", flush=True)  # fmt: skip
+                status |= 0 if same else 1
+            continue
+        slab.fill_random(1000 + rank)
+        sweeps_mpi(comm, slab, 0, 2, keys, thr)  # warm-up (compile, caches)
+        times = []
+        for rep in range(args.repeats):
+            comm.Barrier()
+            start = time.perf_counter()
+            sweeps_mpi(comm, slab, 2 + rep * args.sweeps, args.sweeps, keys, thr)
+            comm.Barrier()
+            times.append((time.perf_counter() - start) / args.sweeps)
+        del slab
+        if rank == 0:
+            flips = 64 * args.k * N_REPLICAS * L**3
+            ps_n = [t * size / flips * 1e12 for t in times]  # lulli2015 eq. 18
+            med = statistics.median(ps_n)
+            t_ms = statistics.median(times) * 1e3
+            print(
+                f"L={L} k={args.k} N={size}: t_sweep {t_ms:.3f} ms, psFlip_N {med:.3f} ps, "
+                f"psFlip_multi {med / size:.3f} ps",
+                flush=True,
+            )
+            if args.csv:
+                new = not os.path.exists(args.csv)
+                with open(args.csv, "a", newline="") as fh:
+                    w = csv.writer(fh)
+                    if new:
+                        w.writerow(["L", "k", "n_gpus", "seconds_per_sweep", "ps_per_flip_n",
+                                    "device", "commit"])  # fmt: skip
+                    for t, p in zip(times, ps_n, strict=True):
+                        w.writerow([L, args.k, size, f"{t:.6g}", f"{p:.6g}", gpu_device_name(),
+                                    git_commit() or "n/a"])  # fmt: skip
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
