@@ -93,12 +93,14 @@ def _n_gpus() -> int:
 @pytest.mark.gpu
 @pytest.mark.skipif(_n_gpus() < 2 or shutil.which("mpirun") is None, reason="needs 2 GPUs + MPI")
 def test_two_gpus_with_mpi_equal_one_gpu() -> None:
-    """mpirun -np 2: each rank a GPU, planes exchanged with MPI: bit-identical to one GPU."""
+    """mpirun -np 2: each rank a GPU, planes exchanged by CUDA IPC or through the host
+    with MPI: bit-identical to one GPU."""
     import sys
 
     cmd = ["mpirun", "--allow-run-as-root", "-np", "2", sys.executable, "-m",
            "simcore.models.ea3d.multigpu", "--check", "--L", "16", "32", "--k", "2",
            "--sweeps", "9"]  # fmt: skip
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    assert res.returncode == 0, res.stdout + res.stderr
-    assert res.stdout.count("bit-identical to one GPU: True") == 2
+    for extra in ([], ["--host-staging"]):  # CUDA IPC between the GPUs, then through the host
+        res = subprocess.run([*cmd, *extra], capture_output=True, text=True, timeout=600)
+        assert res.returncode == 0, res.stdout + res.stderr
+        assert res.stdout.count("bit-identical to one GPU: True") == 2

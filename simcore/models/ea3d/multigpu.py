@@ -10,11 +10,13 @@ update needs one ghost plane only, and the exchange after it goes one way:
 * blue (c = 1) sites of the highest local plane read the red plane above; after the
   blue update the highest blue plane goes *up*.
 
-Per colour the boundary plane is updated first on one CUDA stream and copied to the
-host while the bulk planes are updated on another stream; the host exchanges the planes
-with MPI (mpi4py, one process per GPU) and copies the received plane into the ghost,
-still overlapping the bulk update.  Random numbers are keyed by the physical site
-(simcore.models.ea3d), so the result is bit-identical to one GPU.
+Per colour the boundary plane is updated first on one CUDA stream and sent while the
+bulk planes are updated on another stream, so the exchange hides behind the bulk
+update.  Two transports: GPUs of one host copy the plane straight into the neighbour's
+receive buffer (CUDA IPC, over NVLink where there is one) and exchange a token with MPI
+to say it has arrived; GPUs of different hosts stage the plane through pinned host
+memory and MPI (lulli2015's D2H, MPI, H2D).  Random numbers are keyed by the physical
+site (simcore.models.ea3d), so the result is bit-identical to one GPU.
 
 Run: ``mpirun -np N python -m simcore.models.ea3d.multigpu --help`` (N GPUs, one per
 rank).  :func:`run_local` runs the same schedule for N slabs on one GPU in one process
@@ -56,6 +58,13 @@ class Slab:
         shape = (N_REPLICAS, self.k, self.area)
         self.send_dev = cp.empty(shape, dtype=cp.uint64)
         self.recv_dev = cp.empty(shape, dtype=cp.uint64)
+        # one receive buffer per colour, each its own cudaMalloc (an IPC handle names a
+        # whole allocation, never a piece of CuPy's pool)
+        self.recv_ipc = []
+        for _ in range(2):
+            mem = cp.cuda.Memory(self.recv_dev.nbytes)
+            self.recv_ipc.append(cp.ndarray(shape, cp.uint64, cp.cuda.MemoryPointer(mem, 0)))
+        self.peer_ptr: list[int] = [0, 0]  # where colour c's boundary plane is copied (ipc)
         self.send_host = cp.cuda.alloc_pinned_memory(self.send_dev.nbytes)
         self.recv_host = cp.cuda.alloc_pinned_memory(self.recv_dev.nbytes)
         self.send_np = np.frombuffer(self.send_host, np.uint64, self.send_dev.size).reshape(shape)
@@ -117,10 +126,33 @@ class Slab:
         self._launch(c, t, bulk_first, self.nz - 1, self.bulk_stream, keys, thr)
 
     def finish_colour(self, c: int) -> None:
-        """Copy the received plane into the ghost, then wait for both streams."""
+        """Copy the received plane (host staging) into the ghost; wait for both streams."""
         with self.edge_stream:
             self.recv_dev.set(self.recv_np, stream=self.edge_stream)
             self.S[:, c, :, self._planes(self.ghost_plane(c), 1)] = self.recv_dev
+        self.edge_stream.synchronize()
+        self.bulk_stream.synchronize()
+
+    def start_colour_ipc(self, c: int, t: int, keys, thr) -> None:
+        """Update the boundary plane, pack it and copy it into the neighbour's receive
+        buffer (edge stream), and update the bulk (bulk stream); returns at once."""
+        import cupy as cp
+
+        edge = self.boundary_plane(c)
+        bulk_first = 2 if c == 0 else 1
+        self._launch(c, t, edge, 1, self.edge_stream, keys, thr)
+        with self.edge_stream:
+            self.send_dev[...] = self.S[:, c, :, self._planes(edge, 1)]
+        cp.cuda.runtime.memcpyAsync(
+            self.peer_ptr[c], self.send_dev.data.ptr, self.send_dev.nbytes,
+            cp.cuda.runtime.memcpyDefault, self.edge_stream.ptr,
+        )  # fmt: skip
+        self._launch(c, t, bulk_first, self.nz - 1, self.bulk_stream, keys, thr)
+
+    def finish_colour_ipc(self, c: int) -> None:
+        """Copy the plane a neighbour put in our receive buffer into the ghost; wait."""
+        with self.edge_stream:
+            self.S[:, c, :, self._planes(self.ghost_plane(c), 1)] = self.recv_ipc[c]
         self.edge_stream.synchronize()
         self.bulk_stream.synchronize()
 
@@ -150,10 +182,47 @@ def sweeps_local(slabs: Sequence[Slab], t_from: int, n: int, keys, thr) -> None:
                 s.finish_colour(c)
 
 
-def sweeps_mpi(comm, slab: Slab, t_from: int, n: int, keys, thr) -> None:
-    """``n`` sweeps of this rank's slab; planes exchanged with the ranks below and above."""
+def same_host(comm) -> bool:
+    """Whether all ranks share one host (so their GPUs can use CUDA IPC)."""
+    from mpi4py import MPI
+
+    return comm.Split_type(MPI.COMM_TYPE_SHARED).Get_size() == comm.Get_size()
+
+
+def connect_ipc(comm, slab: Slab) -> list:
+    """Point this slab's colour-c sends at the receive buffers of the neighbours (red
+    planes go down, blue up); returns the opened IPC pointers (close them at the end)."""
+    import cupy as cp
+
+    rank, size = comm.Get_rank(), comm.Get_size()
+    handles = comm.allgather([cp.cuda.runtime.ipcGetMemHandle(b.data.ptr) for b in slab.recv_ipc])
+    opened = []
+    for c, dest in ((0, (rank - 1) % size), (1, (rank + 1) % size)):
+        if dest == rank:
+            slab.peer_ptr[c] = slab.recv_ipc[c].data.ptr
+        else:
+            ptr = cp.cuda.runtime.ipcOpenMemHandle(handles[dest][c])
+            slab.peer_ptr[c] = ptr
+            opened.append(ptr)
+    return opened
+
+
+def sweeps_mpi(comm, slab: Slab, t_from: int, n: int, keys, thr, ipc: bool = False) -> None:
+    """``n`` sweeps of this rank's slab; planes exchanged with the ranks below and above
+    (``ipc``: device copies into the neighbour's buffer after :func:`connect_ipc`)."""
     rank, size = comm.Get_rank(), comm.Get_size()
     up, down = (rank + 1) % size, (rank - 1) % size
+    token_out, token_in = np.zeros(1, np.int32), np.zeros(1, np.int32)
+    if ipc:
+        for t in range(t_from, t_from + n):
+            for c in (0, 1):
+                slab.start_colour_ipc(c, t, keys, thr)
+                slab.edge_stream.synchronize()  # our plane is in the neighbour's buffer
+                dest, source = (down, up) if c == 0 else (up, down)
+                comm.Sendrecv(token_out, dest=dest, sendtag=c, recvbuf=token_in,
+                              source=source, recvtag=c)  # fmt: skip
+                slab.finish_colour_ipc(c)
+        return
     for t in range(t_from, t_from + n):
         for c in (0, 1):
             slab.start_colour(c, t, keys, thr)
@@ -199,6 +268,15 @@ def run_local(L: int, k: int, n_slabs: int, sweeps: int, T: float, seed: int) ->
     return bool(np.array_equal(gather_spins([s.local_spins() for s in slabs]), ref))
 
 
+def _close(comm, opened: list) -> None:
+    """Close opened IPC pointers once every rank is done with them."""
+    import cupy as cp
+
+    comm.Barrier()
+    for ptr in opened:
+        cp.cuda.runtime.ipcCloseMemHandle(ptr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``mpirun -np N python -m simcore.models.ea3d.multigpu``: check or benchmark."""
     ap = argparse.ArgumentParser(
@@ -215,6 +293,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=2015)
     ap.add_argument("--check", action="store_true", help="bit-identity check instead of timing")
     ap.add_argument("--csv", metavar="FILE", help="rank 0 appends one row per L and repeat")
+    ap.add_argument(
+        "--host-staging", action="store_true", help="exchange through host memory even on one host"
+    )
     args = ap.parse_args(argv)
 
     import cupy as cp
@@ -228,33 +309,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     rank, size = comm.Get_rank(), comm.Get_size()
     cp.cuda.Device(rank % cp.cuda.runtime.getDeviceCount()).use()
     keys, thr = (args.seed & 0xFFFFFFFF, args.seed >> 32), thresholds(args.T)
+    ipc = same_host(comm) and not args.host_staging
+    if rank == 0:
+        print(f"{size} rank(s), exchange: {'CUDA IPC' if ipc else 'host staging + MPI'}")
     status = 0
     for L in args.L:
         z0, nz = slab_bounds(L, size, rank)
         slab = Slab(L, args.k, nz, z0)
+        opened = connect_ipc(comm, slab) if ipc else []
         if args.check:
             S0 = J0 = ref = None
             if rank == 0:
                 S0, J0, ref = _single_gpu_reference(L, args.k, args.sweeps, keys, thr)
             S0, J0 = comm.bcast((S0, J0), root=0)
             slab.load(S0, J0)
-            sweeps_mpi(comm, slab, 0, args.sweeps, keys, thr)
+            sweeps_mpi(comm, slab, 0, args.sweeps, keys, thr, ipc)
             parts = comm.gather(slab.local_spins(), root=0)
             if rank == 0:
                 same = bool(np.array_equal(gather_spins(parts), ref))
                 print(f"L={L} k={args.k} on {size} GPUs, {args.sweeps} sweeps: "
                       f"bit-identical to one GPU: {same}", flush=True)  # fmt: skip
                 status |= 0 if same else 1
+            _close(comm, opened)
             continue
         slab.fill_random(1000 + rank)
-        sweeps_mpi(comm, slab, 0, 2, keys, thr)  # warm-up (compile, caches)
+        sweeps_mpi(comm, slab, 0, 2, keys, thr, ipc)  # warm-up (compile, caches)
         times = []
         for rep in range(args.repeats):
             comm.Barrier()
             start = time.perf_counter()
-            sweeps_mpi(comm, slab, 2 + rep * args.sweeps, args.sweeps, keys, thr)
+            sweeps_mpi(comm, slab, 2 + rep * args.sweeps, args.sweeps, keys, thr, ipc)
             comm.Barrier()
             times.append((time.perf_counter() - start) / args.sweeps)
+        _close(comm, opened)
         del slab
         if rank == 0:
             flips = 64 * args.k * N_REPLICAS * L**3
@@ -271,11 +358,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 with open(args.csv, "a", newline="") as fh:
                     w = csv.writer(fh)
                     if new:
-                        w.writerow(["L", "k", "n_gpus", "seconds_per_sweep", "ps_per_flip_n",
-                                    "device", "commit"])  # fmt: skip
+                        w.writerow(["L", "k", "n_gpus", "exchange", "seconds_per_sweep",
+                                    "ps_per_flip_n", "device", "commit"])  # fmt: skip
+                    dev, commit = gpu_device_name(), git_commit() or "n/a"
                     for t, p in zip(times, ps_n, strict=True):
-                        w.writerow([L, args.k, size, f"{t:.6g}", f"{p:.6g}", gpu_device_name(),
-                                    git_commit() or "n/a"])  # fmt: skip
+                        w.writerow([L, args.k, size, "ipc" if ipc else "host", f"{t:.6g}",
+                                    f"{p:.6g}", dev, commit])  # fmt: skip
     return status
 
 
