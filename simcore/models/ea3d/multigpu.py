@@ -53,8 +53,11 @@ class Slab:
         self.block = int(block)
         self.S = cp.zeros((N_REPLICAS, 2, self.k, self.words), dtype=cp.uint64)
         self.J = cp.zeros((2, 6, self.k, self.words), dtype=cp.uint64)
+        # the boundary plane and its exchange are the critical path: their stream gets the
+        # highest priority, so its blocks are scheduled as soon as the bulk's free an SM
+        _, highest = cp.cuda.runtime.deviceGetStreamPriorityRange()
         self.bulk_stream = cp.cuda.Stream(non_blocking=True)
-        self.edge_stream = cp.cuda.Stream(non_blocking=True)
+        self.edge_stream = cp.cuda.Stream(non_blocking=True, priority=highest)
         shape = (N_REPLICAS, self.k, self.area)
         self.send_dev = cp.empty(shape, dtype=cp.uint64)
         self.recv_dev = cp.empty(shape, dtype=cp.uint64)
@@ -119,11 +122,11 @@ class Slab:
         planes (bulk stream); returns at once."""
         edge = self.boundary_plane(c)
         bulk_first = 2 if c == 0 else 1
+        self._launch(c, t, bulk_first, self.nz - 1, self.bulk_stream, keys, thr)
         self._launch(c, t, edge, 1, self.edge_stream, keys, thr)
         with self.edge_stream:
             self.send_dev[...] = self.S[:, c, :, self._planes(edge, 1)]
             self.send_dev.get(stream=self.edge_stream, out=self.send_np)
-        self._launch(c, t, bulk_first, self.nz - 1, self.bulk_stream, keys, thr)
 
     def finish_colour(self, c: int) -> None:
         """Copy the received plane (host staging) into the ghost; wait for both streams."""
@@ -140,6 +143,8 @@ class Slab:
 
         edge = self.boundary_plane(c)
         bulk_first = 2 if c == 0 else 1
+        # the bulk is queued first, so the host's time to queue the edge work is hidden
+        self._launch(c, t, bulk_first, self.nz - 1, self.bulk_stream, keys, thr)
         self._launch(c, t, edge, 1, self.edge_stream, keys, thr)
         with self.edge_stream:
             self.send_dev[...] = self.S[:, c, :, self._planes(edge, 1)]
@@ -147,7 +152,6 @@ class Slab:
             self.peer_ptr[c], self.send_dev.data.ptr, self.send_dev.nbytes,
             cp.cuda.runtime.memcpyDefault, self.edge_stream.ptr,
         )  # fmt: skip
-        self._launch(c, t, bulk_first, self.nz - 1, self.bulk_stream, keys, thr)
 
     def finish_colour_ipc(self, c: int) -> None:
         """Copy the plane a neighbour put in our receive buffer into the ghost; wait."""
