@@ -54,10 +54,10 @@ class Slab:
         self.S = cp.zeros((N_REPLICAS, 2, self.k, self.words), dtype=cp.uint64)
         self.J = cp.zeros((2, 6, self.k, self.words), dtype=cp.uint64)
         # the boundary plane and its exchange are the critical path: their stream gets the
-        # highest priority, so its blocks are scheduled as soon as the bulk's free an SM
-        _, highest = cp.cuda.runtime.deviceGetStreamPriorityRange()
+        # highest priority (CUDA clamps -100 to it), so its blocks are scheduled as soon as
+        # the bulk's free an SM
         self.bulk_stream = cp.cuda.Stream(non_blocking=True)
-        self.edge_stream = cp.cuda.Stream(non_blocking=True, priority=highest)
+        self.edge_stream = cp.cuda.Stream(non_blocking=True, priority=-100)
         shape = (N_REPLICAS, self.k, self.area)
         self.send_dev = cp.empty(shape, dtype=cp.uint64)
         self.recv_dev = cp.empty(shape, dtype=cp.uint64)
