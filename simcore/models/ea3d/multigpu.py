@@ -10,12 +10,12 @@ update needs one ghost plane only, and the exchange after it goes one way:
 * blue (c = 1) sites of the highest local plane read the red plane above; after the
   blue update the highest blue plane goes *up*.
 
-Per colour the boundary plane is updated first on one CUDA stream and sent while the
-bulk planes are updated on another stream, so the exchange hides behind the bulk
-update.  Two transports: GPUs of one host copy the plane straight into the neighbour's
-receive buffer (CUDA IPC, over NVLink where there is one) and exchange a token with MPI
-to say it has arrived; GPUs of different hosts stage the plane through pinned host
-memory and MPI (lulli2015's D2H, MPI, H2D).  Random numbers are keyed by the physical
+Per colour the boundary plane is updated on a high-priority CUDA stream while the bulk
+planes are updated on another, so the exchange hides behind the bulk update.  Two
+transports: on GPUs of one host the boundary kernel writes every new word straight into
+the neighbour's ghost plane as well (CUDA IPC, over NVLink where there is one) and an
+MPI token says it has arrived; GPUs of different hosts stage the plane through pinned
+host memory and MPI (lulli2015's D2H, MPI, H2D).  Random numbers are keyed by the physical
 site (simcore.models.ea3d), so the result is bit-identical to one GPU.
 
 Run: ``mpirun -np N python -m simcore.models.ea3d.multigpu --help`` (N GPUs, one per
@@ -51,7 +51,10 @@ class Slab:
         self.words = self.area * (self.nz + 2)
         self.kernel = _kernel(compile_defines("sliced", L, k, slab=nz))
         self.block = int(block)
-        self.S = cp.zeros((N_REPLICAS, 2, self.k, self.words), dtype=cp.uint64)
+        shape_s = (N_REPLICAS, 2, self.k, self.words)
+        mem = cp.cuda.Memory(int(np.prod(shape_s)) * 8)  # own allocation: IPC names it whole
+        self.S = cp.ndarray(shape_s, cp.uint64, cp.cuda.MemoryPointer(mem, 0))
+        self.S.fill(0)
         self.J = cp.zeros((2, 6, self.k, self.words), dtype=cp.uint64)
         # the boundary plane and its exchange are the critical path: their stream gets the
         # highest priority (CUDA clamps -100 to it), so its blocks are scheduled as soon as
@@ -61,13 +64,7 @@ class Slab:
         shape = (N_REPLICAS, self.k, self.area)
         self.send_dev = cp.empty(shape, dtype=cp.uint64)
         self.recv_dev = cp.empty(shape, dtype=cp.uint64)
-        # one receive buffer per colour, each its own cudaMalloc (an IPC handle names a
-        # whole allocation, never a piece of CuPy's pool)
-        self.recv_ipc = []
-        for _ in range(2):
-            mem = cp.cuda.Memory(self.recv_dev.nbytes)
-            self.recv_ipc.append(cp.ndarray(shape, cp.uint64, cp.cuda.MemoryPointer(mem, 0)))
-        self.peer_ptr: list[int] = [0, 0]  # where colour c's boundary plane is copied (ipc)
+        self.peer_S: list[int] = [0, 0]  # the spin array colour c's boundary goes to (ipc)
         self.send_host = cp.cuda.alloc_pinned_memory(self.send_dev.nbytes)
         self.recv_host = cp.cuda.alloc_pinned_memory(self.recv_dev.nbytes)
         self.send_np = np.frombuffer(self.send_host, np.uint64, self.send_dev.size).reshape(shape)
@@ -99,13 +96,17 @@ class Slab:
         """This slab's own planes, ``S[a, c, w, plane words]`` on the host."""
         return self.S[..., self._planes(1, self.nz)].get()
 
-    def _launch(self, c: int, t: int, first: int, count: int, stream, keys, thr) -> None:
+    def _launch(
+        self, c: int, t: int, first: int, count: int, stream, keys, thr, ghost: int = 0
+    ) -> None:
         if count <= 0:
             return
         n = count * self.area
+        shift = (self.ghost_plane(c) - self.boundary_plane(c)) * self.area
         args = (self.S, self.J, np.int32(c), np.uint32(t), np.uint32(keys[0]),
                 np.uint32(keys[1]), *(np.uint64(x) for x in thr),
-                np.uint32(first * self.area), np.uint32(n), np.uint32(self.z0))  # fmt: skip
+                np.uint32(first * self.area), np.uint32(n), np.uint32(self.z0),
+                np.uint64(ghost), np.int32(shift if ghost else 0))  # fmt: skip
         grid = ((n + self.block - 1) // self.block, min(self.k, 65535), 1)
         self.kernel(grid, (self.block, 1, 1), args, stream=stream)
 
@@ -137,27 +138,16 @@ class Slab:
         self.bulk_stream.synchronize()
 
     def start_colour_ipc(self, c: int, t: int, keys, thr) -> None:
-        """Update the boundary plane, pack it and copy it into the neighbour's receive
-        buffer (edge stream), and update the bulk (bulk stream); returns at once."""
-        import cupy as cp
-
-        edge = self.boundary_plane(c)
+        """Update the bulk (bulk stream) and the boundary plane (edge stream, highest
+        priority), the boundary kernel writing each new word into the neighbour's ghost
+        plane too; returns at once."""
         bulk_first = 2 if c == 0 else 1
-        # the bulk is queued first, so the host's time to queue the edge work is hidden
         self._launch(c, t, bulk_first, self.nz - 1, self.bulk_stream, keys, thr)
-        self._launch(c, t, edge, 1, self.edge_stream, keys, thr)
-        with self.edge_stream:
-            self.send_dev[...] = self.S[:, c, :, self._planes(edge, 1)]
-        cp.cuda.runtime.memcpyAsync(
-            self.peer_ptr[c], self.send_dev.data.ptr, self.send_dev.nbytes,
-            cp.cuda.runtime.memcpyDefault, self.edge_stream.ptr,
-        )  # fmt: skip
+        edge = self.boundary_plane(c)
+        self._launch(c, t, edge, 1, self.edge_stream, keys, thr, ghost=self.peer_S[c])
 
-    def finish_colour_ipc(self, c: int) -> None:
-        """Copy the plane a neighbour put in our receive buffer into the ghost; wait."""
-        with self.edge_stream:
-            self.S[:, c, :, self._planes(self.ghost_plane(c), 1)] = self.recv_ipc[c]
-        self.edge_stream.synchronize()
+    def finish_colour_ipc(self) -> None:
+        """Wait for the bulk (the boundary was waited for before the token exchange)."""
         self.bulk_stream.synchronize()
 
 
@@ -194,20 +184,21 @@ def same_host(comm) -> bool:
 
 
 def connect_ipc(comm, slab: Slab) -> list:
-    """Point this slab's colour-c sends at the receive buffers of the neighbours (red
-    planes go down, blue up); returns the opened IPC pointers (close them at the end)."""
+    """Point this slab's colour-c boundary writes at the spin arrays of the neighbours
+    (red planes go down, blue up); returns the opened IPC pointers (close them at the end)."""
     import cupy as cp
 
     rank, size = comm.Get_rank(), comm.Get_size()
-    handles = comm.allgather([cp.cuda.runtime.ipcGetMemHandle(b.data.ptr) for b in slab.recv_ipc])
+    handles = comm.allgather(cp.cuda.runtime.ipcGetMemHandle(slab.S.data.ptr))
     opened = []
     for c, dest in ((0, (rank - 1) % size), (1, (rank + 1) % size)):
         if dest == rank:
-            slab.peer_ptr[c] = slab.recv_ipc[c].data.ptr
+            slab.peer_S[c] = slab.S.data.ptr
         else:
-            ptr = cp.cuda.runtime.ipcOpenMemHandle(handles[dest][c])
-            slab.peer_ptr[c] = ptr
-            opened.append(ptr)
+            ptr = cp.cuda.runtime.ipcOpenMemHandle(handles[dest])
+            slab.peer_S[c] = ptr
+            if ptr not in opened:
+                opened.append(ptr)
     return opened
 
 
@@ -221,11 +212,11 @@ def sweeps_mpi(comm, slab: Slab, t_from: int, n: int, keys, thr, ipc: bool = Fal
         for t in range(t_from, t_from + n):
             for c in (0, 1):
                 slab.start_colour_ipc(c, t, keys, thr)
-                slab.edge_stream.synchronize()  # our plane is in the neighbour's buffer
+                slab.edge_stream.synchronize()  # our plane is in the neighbour's ghost
                 dest, source = (down, up) if c == 0 else (up, down)
                 comm.Sendrecv(token_out, dest=dest, sendtag=c, recvbuf=token_in,
                               source=source, recvtag=c)  # fmt: skip
-                slab.finish_colour_ipc(c)
+                slab.finish_colour_ipc()
         return
     for t in range(t_from, t_from + n):
         for c in (0, 1):

@@ -109,10 +109,13 @@ __device__ __forceinline__ u64 flip_mask(u64 s, const u64 nb[6], const u64 jd[6]
 
 // One colour c of sweep t: S[a, c, w, j] (4, 2, K, HALF), J[c, d, w, j] (2, 6, K, HALF).
 // Sites j in [j0, j0 + nsites): all of them (j0 = 0, nsites = HALF), or some planes of a
-// slab; zbase: the global zh of local plane 1 (SLAB only).
+// slab; zbase: the global zh of local plane 1 (SLAB only).  ghost (SLAB only, may be
+// null): a neighbouring GPU's spin array (CUDA IPC), into which every updated word is
+// also written at index j + ghost_shift: its ghost plane, read by its next colour.
 extern "C" __global__ void ea3d_colour(u64 *__restrict__ S, const u64 *__restrict__ J, int c,
                                        u32 t, u32 k0, u32 k1, u64 t4, u64 t8, u64 t12, u32 j0,
-                                       u32 nsites, u32 zbase) {
+                                       u32 nsites, u32 zbase, u64 *__restrict__ ghost,
+                                       int ghost_shift) {
   u32 jj = blockIdx.x * blockDim.x + threadIdx.x;
   if (jj >= nsites) return;
   u32 j = j0 + jj;
@@ -132,7 +135,11 @@ extern "C" __global__ void ea3d_colour(u64 *__restrict__ S, const u64 *__restric
 #pragma unroll
       for (int d = 0; d < 6; d++) nb[d] = other[n[d]];
       u64 s = mine[j];
-      mine[j] = s ^ flip_mask(s, nb, jd, pick(r, a), t4, t8, t12);
+      u64 s_new = s ^ flip_mask(s, nb, jd, pick(r, a), t4, t8, t12);
+      mine[j] = s_new;
+#ifdef SLAB
+      if (ghost) ghost[((size_t)(a * 2 + c) * K + w) * HALF + (j + ghost_shift)] = s_new;
+#endif
     }
   }
 }
