@@ -263,6 +263,14 @@ def run_local(L: int, k: int, n_slabs: int, sweeps: int, T: float, seed: int) ->
     return bool(np.array_equal(gather_spins([s.local_spins() for s in slabs]), ref))
 
 
+def _ready(comm) -> None:
+    """Every rank's slab is filled before any rank writes into a neighbour's ghost."""
+    import cupy as cp
+
+    cp.cuda.Device().synchronize()
+    comm.Barrier()
+
+
 def _close(comm, opened: list) -> None:
     """Close opened IPC pointers once every rank is done with them."""
     import cupy as cp
@@ -318,6 +326,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 S0, J0, ref = _single_gpu_reference(L, args.k, args.sweeps, keys, thr)
             S0, J0 = comm.bcast((S0, J0), root=0)
             slab.load(S0, J0)
+            _ready(comm)
             sweeps_mpi(comm, slab, 0, args.sweeps, keys, thr, ipc)
             parts = comm.gather(slab.local_spins(), root=0)
             if rank == 0:
@@ -328,6 +337,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _close(comm, opened)
             continue
         slab.fill_random(1000 + rank)
+        _ready(comm)
         sweeps_mpi(comm, slab, 0, 2, keys, thr, ipc)  # warm-up (compile, caches)
         times = []
         for rep in range(args.repeats):
