@@ -5,6 +5,11 @@
 * ``psflip_L`` (Fig. 5): the best psFlip over k vs L, one line per layout.
 * ``psflip_prng`` (Fig. 9): psFlip of each random number generator relative to the
   baseline (MINSTD when measured, else Philox) vs L, and the absolute values.
+* ``strong_scaling`` (Fig. 12), from ``simcore bench mgpu --csv`` tables: the efficiency
+  eta = psFlip_1 / psFlip_N (eq. 19-21; N = 1 is the single-GPU kernel) and psFlip_multi
+  = psFlip_N / N vs L, one line per GPU count N;
+* ``scaling_collapse`` (Fig. 13): x psFlip_N vs x = L / N, all N on one curve when the
+  communication is fast enough.
 
 Every point is the median of the repeats of one configuration; bars span min to max.
 """
@@ -23,7 +28,7 @@ from matplotlib.figure import Figure
 from analysis.figures import STYLE, new_figure
 from simcore.models.ea3d.bench import BENCH_EA3D_FIELDS
 
-FIGURES = ("psflip_k", "psflip_L", "psflip_prng")
+FIGURES = ("psflip_k", "psflip_L", "psflip_prng", "strong_scaling", "scaling_collapse")
 _NUMERIC = {"L": int, "k": int, "ps_per_flip": float, "seconds_per_sweep": float}
 
 
@@ -157,4 +162,88 @@ def ea3d_bench_provenance(path: str | os.PathLike[str], rows: Sequence[dict]) ->
     }
 
 
+def load_scaling(path: str | os.PathLike[str]) -> list[dict]:
+    """Rows of a strong-scaling CSV (simcore bench mgpu); ValueError naming the file."""
+    from simcore.models.ea3d.multigpu import SCALING_FIELDS
+
+    p = os.fspath(path)
+    with open(p, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        missing = [c for c in SCALING_FIELDS if c not in (reader.fieldnames or [])]
+        if missing:
+            raise ValueError(f"{p}: not a strong-scaling table, missing {', '.join(missing)}")
+        rows = [
+            {**r, "L": int(r["L"]), "n_gpus": int(r["n_gpus"]), "ps": float(r["ps_per_flip_n"])}
+            for r in reader
+        ]
+    if not rows:
+        raise ValueError(f"{p}: strong-scaling table has no measurements")
+    return rows
+
+
+def _scaling_medians(rows: Sequence[dict]) -> dict[tuple[int, int], float]:
+    groups: dict[tuple[int, int], list[float]] = defaultdict(list)
+    for r in rows:
+        groups[(r["L"], r["n_gpus"])].append(r["ps"])
+    return {key: float(np.median(v)) for key, v in sorted(groups.items())}
+
+
+def plot_strong_scaling(rows: Sequence[dict]) -> Figure:
+    """lulli2015 Fig. 12: (a) eta vs L per N >= 2, (b) psFlip_multi vs L per N."""
+    med = _scaling_medians(rows)
+    ns = sorted({n for _, n in med})
+    with matplotlib.rc_context(STYLE):
+        fig, axes = new_figure(2, 1)
+        for i, n in enumerate(ns):
+            Ls = sorted(L for L, m in med if m == n)
+            style = {"marker": "o", "label": f"N = {n}", "color": f"C{i}"}
+            if n > 1:
+                eta = [med[(L, 1)] / med[(L, n)] if (L, 1) in med else np.nan for L in Ls]
+                axes[0, 0].plot(Ls, eta, **style)
+            axes[1, 0].plot(Ls, [med[(L, n)] / n for L in Ls], **style)
+        axes[0, 0].axhline(0.9, color="0.6", lw=0.8, ls="--")
+        axes[0, 0].set_ylabel(r"$\eta_{SC}$ [1]")
+        axes[1, 0].set_ylabel(r"psFlip$_{multi}$ [ps]")
+        axes[1, 0].set_yscale("log")
+        for ax in axes[:, 0]:
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel("L [sites]")
+            ax.legend(fontsize=6)
+    return fig
+
+
+def plot_scaling_collapse(rows: Sequence[dict]) -> Figure:
+    """lulli2015 Fig. 13: x psFlip_N vs x = L / N, one marker set per N."""
+    med = _scaling_medians(rows)
+    with matplotlib.rc_context(STYLE):
+        fig, axes = new_figure(1, 1)
+        ax = axes[0, 0]
+        for i, n in enumerate(sorted({n for _, n in med})):
+            pts = sorted((L / n, L / n * ps) for (L, m), ps in med.items() if m == n)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"N = {n}",
+                    color=f"C{i}")  # fmt: skip
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("x = L / N [sites]")
+        ax.set_ylabel(r"x psFlip$_N$ [ps]")
+        ax.legend(fontsize=6)
+    return fig
+
+
+def scaling_provenance(path: str | os.PathLike[str], rows: Sequence[dict]) -> dict[str, str]:
+    """Provenance of a strong-scaling figure, in the keys of analysis.figures.save_figure."""
+    return {
+        "simcore_version": "see git_commit",
+        "git_commit": ", ".join(sorted({r["commit"] for r in rows})),
+        "points": f"{os.fspath(path)}: L = "
+        + ", ".join(map(str, sorted({r["L"] for r in rows})))
+        + "; N = "
+        + ", ".join(map(str, sorted({r["n_gpus"] for r in rows}))),
+        "samples": f"{len(rows)} measurements",
+        "backend": "gpu",
+        "device": ", ".join(sorted({r["device"] for r in rows})),
+    }
+
+
 PLOTS = {"psflip_k": plot_psflip_k, "psflip_L": plot_psflip_L, "psflip_prng": plot_psflip_prng}
+SCALING_PLOTS = {"strong_scaling": plot_strong_scaling, "scaling_collapse": plot_scaling_collapse}

@@ -88,9 +88,11 @@ __all__ = [
 BETA_KELLING2017: tuple[float, float] = (0.2415, 0.0015)
 
 #: Figure kinds of the CLI (also the default file stems).
-FIGURES = ("fig3b", "fig4", "fig6", "performance", "psflip_k", "psflip_L", "psflip_prng")
+FIGURES = ("fig3b", "fig4", "fig6", "performance", "psflip_k", "psflip_L", "psflip_prng",
+           "strong_scaling", "scaling_collapse")  # fmt: skip
 #: Figures drawn from a benchmark table, and the `simcore bench` kernel that writes it.
-BENCH_FIGURES = {"performance": "dd", "psflip_k": "ea3d", "psflip_L": "ea3d", "psflip_prng": "ea3d"}
+BENCH_FIGURES = {"performance": "dd", "psflip_k": "ea3d", "psflip_L": "ea3d", "psflip_prng": "ea3d",
+                 "strong_scaling": "mgpu", "scaling_collapse": "mgpu"}  # fmt: skip
 
 #: Columns a benchmark table must have (extra columns are ignored, except the optional
 #: provenance columns ``simcore_version`` and ``git_commit``).
@@ -633,6 +635,14 @@ def make_figure(
     if kind not in FIGURES:
         raise ValueError(f"unknown figure {kind!r}; choose from {', '.join(FIGURES)}")
     stem = name or kind
+    if kind in BENCH_FIGURES and BENCH_FIGURES[kind] == "mgpu":
+        from analysis.ea3d_performance import SCALING_PLOTS, load_scaling, scaling_provenance
+
+        if len(inputs) != 1:
+            raise ValueError(f"{kind} takes one strong-scaling CSV, got {len(inputs)} inputs")
+        rows = load_scaling(inputs[0])
+        fig = SCALING_PLOTS[kind](rows)
+        return save_figure(fig, out_dir, stem, scaling_provenance(inputs[0], rows))
     if kind in BENCH_FIGURES and BENCH_FIGURES[kind] == "ea3d":
         from analysis.ea3d_performance import PLOTS, ea3d_bench_provenance, load_ea3d_bench
 

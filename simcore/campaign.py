@@ -66,10 +66,11 @@ JOB_KEYS = job_keys("kpz")
 
 
 #: ``simcore bench`` kernels a campaign's ``benchmarks`` lines may name first.
-BENCH_KERNELS = ("dd", "ea3d")
+BENCH_KERNELS = ("dd", "ea3d", "mgpu")
 #: Comparison figures drawn from a benchmark table, and the kernel whose table it is.
 BENCH_FIGURE_KERNEL = {"performance": "dd", "psflip_k": "ea3d", "psflip_L": "ea3d",
-                       "psflip_prng": "ea3d"}  # fmt: skip
+                       "psflip_prng": "ea3d", "strong_scaling": "mgpu",
+                       "scaling_collapse": "mgpu"}  # fmt: skip
 
 #: Run-config keys of the domain decomposition, written only for DD schemes.
 DD_KEYS = ("tc", "domain", "t_async", "border")

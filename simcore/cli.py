@@ -58,9 +58,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     bench.add_argument(
         "kernel",
-        choices=["sequential", "dd", "ea3d"],
+        choices=["sequential", "dd", "ea3d", "mgpu"],
         help="sequential: the random-sequential CPU kernel; dd: domain-decomposition schemes; "
-        "ea3d: the spin-glass multispin sweep (psFlip)",
+        "ea3d: the spin-glass multispin sweep (psFlip); mgpu: its strong scaling over the "
+        "GPUs of this host (mpirun)",
     )
     bench.add_argument("--dim", type=int, nargs="+", default=[2], choices=[1, 2])
     bench.add_argument(
@@ -110,6 +111,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     ea.add_argument("--k", type=int, nargs="+", default=[1], help="coded words (64 samples each)")
     ea.add_argument("--T", type=float, default=1.1, help="temperature (speed barely depends on it)")
+    ea.add_argument(
+        "--gpus", type=int, nargs="+", default=[1, 2], help="mgpu: GPU counts N (one mpirun each)"
+    )
     return ap
 
 
@@ -125,7 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``simcore`` command."""
     args = _parser().parse_args(argv)
     if args.command == "bench" and args.L is None:
-        args.L = [16, 32, 64, 128] if args.kernel == "ea3d" else [4096, 16384]
+        args.L = {"ea3d": [16, 32, 64, 128], "mgpu": [128, 256, 512]}.get(
+            args.kernel, [4096, 16384]
+        )
     try:
         if args.command == "run":
             from simcore.runner import run_job
@@ -166,6 +172,14 @@ def main(argv: list[str] | None = None) -> int:
                 ),
                 end="",
             )
+            return 0
+        if args.command == "bench" and args.kernel == "mgpu":
+            from simcore.models.ea3d.bench import run_bench_mgpu
+
+            k = args.k[0]
+            out = run_bench_mgpu(args.gpus, args.L, k, args.mcs, args.repeats, args.append,
+                                 args.csv)  # fmt: skip
+            print(out, end="")
             return 0
         if args.command == "bench" and args.kernel == "ea3d":
             from simcore.models.ea3d.bench import run_bench_ea3d

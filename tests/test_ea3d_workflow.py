@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import subprocess
 import sys
@@ -139,3 +140,35 @@ def test_benchmark_lines_per_kernel() -> None:
     assert all(line.startswith("--scheme") for line in camp.bench_lines("dd"))
     assert all(line.startswith("--layout") for line in camp.bench_lines("ea3d"))
     assert len(camp.bench_lines("dd")) + len(camp.bench_lines("ea3d")) == len(camp.benchmarks)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("cupy") is not None, reason="CuPy is installed")
+@pytest.mark.parametrize("kernel", ["ea3d", "mgpu"])
+def test_gpu_benchmarks_without_a_gpu_say_so(kernel: str, capsys) -> None:
+    """No CuPy: a one-line error naming the key, exit 2."""
+    from simcore.cli import main
+
+    assert main(["bench", kernel, "--L", "16"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "CuPy" in err[0]
+
+
+def test_strong_scaling_figures(tmp_path: Path) -> None:
+    """lulli2015 Figs. 12 and 13 from a strong-scaling table (the columns the multi-GPU
+    benchmark writes; the numbers here are made up, the figures' arithmetic is not)."""
+    from analysis.ea3d_performance import _scaling_medians, load_scaling
+    from analysis.paper_figures import make_figure
+    from simcore.models.ea3d.multigpu import SCALING_FIELDS
+
+    table = tmp_path / "scaling.csv"
+    lines = [",".join(SCALING_FIELDS)]
+    for L, n, ps in [(128, 1, 0.2), (128, 2, 0.4), (256, 1, 0.15), (256, 2, 0.16), (256, 2, 0.18)]:
+        lines.append(f"{L},1,{n},ipc,0.001,{ps},H,abc")
+    table.write_text("\n".join(lines) + "\n")
+    rows = load_scaling(table)
+    assert _scaling_medians(rows)[(256, 2)] == pytest.approx(0.17)
+    for kind in ("strong_scaling", "scaling_collapse"):
+        assert all(p.stat().st_size > 0 for p in make_figure(kind, [table], tmp_path, name=kind))
+    (tmp_path / "bad.csv").write_text("L,k\n1,2\n")
+    with pytest.raises(ValueError, match="not a strong-scaling table"):
+        load_scaling(tmp_path / "bad.csv")

@@ -82,14 +82,14 @@ rule paper_figure:
 
 
 rule benchmark:
-    """The campaign's `benchmarks` lines of one `simcore bench` kernel (dd or ea3d), one
-    CSV row per repeat."""
+    """The campaign's `benchmarks` lines of one `simcore bench` kernel (dd, ea3d, or mgpu:
+    the strong scaling over all GPUs of the host, via mpirun), one CSV row per repeat."""
     output:
         "results/{campaign}/bench/{kernel}.csv",
     log:
         "results/{campaign}/logs/bench_{kernel}.log",
     wildcard_constraints:
-        kernel="dd|ea3d",
+        kernel="dd|ea3d|mgpu",
     params:
         lines=lambda wildcards: CAMPAIGN.bench_lines(wildcards.kernel),
     resources:

@@ -53,9 +53,11 @@ def bench_ea3d(
     thr = thresholds(T)
     k0, k1 = 12345, 678
     if backend == "gpu":
+        from simcore.models import gpu_device_name, require_gpu
+
+        require_gpu()
         import cupy as cp
 
-        from simcore.models import gpu_device_name
         from simcore.models.ea3d.gpu import EA3DKernel
 
         S = _random_words_gpu((N_REPLICAS, 2, k, half), 1)
@@ -125,6 +127,10 @@ def run_bench_ea3d(
             problem = check_layout(layout, L)
             if problem:
                 raise ConfigError("--L", L, f"{layout}: {problem}")
+    if backend == "gpu":
+        from simcore.models import require_gpu
+
+        require_gpu()
     commit = git_commit() or "n/a"
     rows, device = [], ""
     for layout in layouts:
@@ -156,6 +162,73 @@ def run_bench_ea3d(
         f"EA3D multispin Metropolis, {backend}, Philox, T = {T:g}",
         f"device: {device}; 64 k samples x 4 replicas; psFlip in ps per spin-flip attempt",
         commit,
+        lines,
+        append,
+    )
+
+
+def run_bench_mgpu(
+    gpus: list[int],
+    sizes: list[int],
+    k: int,
+    sweeps: int,
+    repeats: int,
+    append: str | None,
+    csv_path: str | None,
+) -> str:
+    """Strong scaling on 1..N GPUs of this host (lulli2015 eqs. 18-21): one ``mpirun`` of
+    :mod:`simcore.models.ea3d.multigpu` per GPU count; markdown report with eta."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    from simcore.bench import report
+    from simcore.config import ConfigError
+    from simcore.models import gpu_device_name, require_gpu
+
+    require_gpu()
+    import cupy as cp
+
+    mpirun = shutil.which("mpirun")
+    if mpirun is None:
+        raise ConfigError("--gpus", gpus, "needs mpirun (Open MPI) and mpi4py on this machine")
+    available = cp.cuda.runtime.getDeviceCount()
+    root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
+    with tempfile.TemporaryDirectory() as tmp:
+        table = os.path.join(tmp, "scaling.csv")
+        for n in sorted(set(gpus)):
+            if n > available:
+                print(f"N={n}: skipped, this machine has {available} GPU(s)", file=sys.stderr)
+                continue
+            cmd = [mpirun, *root, "-np", str(n), sys.executable, "-m",
+                   "simcore.models.ea3d.multigpu", "--L", *map(str, sizes), "--k", str(k),
+                   "--sweeps", str(sweeps), "--repeats", str(repeats), "--csv", table]  # fmt: skip
+            subprocess.run(cmd, check=True, stdout=sys.stderr)
+        with open(table, newline="") as fh:
+            rows = list(csv.DictReader(fh))
+        if csv_path:
+            new = not os.path.exists(csv_path)
+            with open(csv_path, "a", newline="") as fh:
+                w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+                if new:
+                    w.writeheader()
+                w.writerows(rows)
+    med: dict[tuple[int, int], float] = {}
+    for L in sizes:
+        for n in sorted(set(gpus)):
+            vals = [float(r["ps_per_flip_n"]) for r in rows
+                    if int(r["L"]) == L and int(r["n_gpus"]) == n]  # fmt: skip
+            if vals:
+                med[(L, n)] = statistics.median(vals)
+    lines = ["| L | N | psFlip_N [ps] | psFlip_multi [ps] | eta = psFlip_1 / psFlip_N |",
+             "|---|---|---|---|---|"]  # fmt: skip
+    for (L, n), ps in sorted(med.items()):
+        eta = med[(L, 1)] / ps if (L, 1) in med else float("nan")
+        lines.append(f"| {L} | {n} | {ps:.3f} | {ps / n:.4f} | {eta:.2f} |")
+    return report(
+        f"EA3D strong scaling, k = {k}, sliced layout split along z'",
+        f"device: {available} x {gpu_device_name()}; N = 1 is the single-GPU kernel",
+        git_commit() or "n/a",
         lines,
         append,
     )

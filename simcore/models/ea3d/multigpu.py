@@ -263,6 +263,58 @@ def run_local(L: int, k: int, n_slabs: int, sweeps: int, T: float, seed: int) ->
     return bool(np.array_equal(gather_spins([s.local_spins() for s in slabs]), ref))
 
 
+def _time_single_gpu(L: int, k: int, sweeps: int, repeats: int, keys, thr) -> list[float]:
+    """Seconds per sweep of the single-GPU kernel (sliced layout, random words)."""
+    import cupy as cp
+
+    from simcore.models.ea3d.bench import _random_words_gpu
+    from simcore.models.ea3d.gpu import EA3DKernel
+
+    half = L**3 // 2
+    S = _random_words_gpu((N_REPLICAS, 2, k, half), 1)
+    J = _random_words_gpu((2, 6, k, half), 2)
+    kern = EA3DKernel("sliced", L, k)
+    kern.sweeps(S, J, 0, 2, *keys, thr)
+    out = []
+    for rep in range(repeats):
+        cp.cuda.Device().synchronize()
+        start = time.perf_counter()
+        kern.sweeps(S, J, 2 + rep * sweeps, sweeps, *keys, thr)
+        cp.cuda.Device().synchronize()
+        out.append((time.perf_counter() - start) / sweeps)
+    return out
+
+
+#: Columns of the strong-scaling table (one row per L, N and repeat).
+SCALING_FIELDS = ("L", "k", "n_gpus", "exchange", "seconds_per_sweep", "ps_per_flip_n", "device",
+                  "commit")  # fmt: skip
+
+
+def _report_times(args, L: int, size: int, exchange: str, times: list[float]) -> None:
+    """Print the median and append the rows (rank 0)."""
+    from simcore.io.provenance import git_commit
+    from simcore.models import gpu_device_name
+
+    flips = 64 * args.k * N_REPLICAS * L**3
+    ps_n = [t * size / flips * 1e12 for t in times]  # lulli2015 eq. 18
+    med = statistics.median(ps_n)
+    t_ms = statistics.median(times) * 1e3
+    print(
+        f"L={L} k={args.k} N={size}: t_sweep {t_ms:.3f} ms, psFlip_N {med:.3f} ps, "
+        f"psFlip_multi {med / size:.3f} ps",
+        flush=True,
+    )
+    if args.csv:
+        new = not os.path.exists(args.csv)
+        with open(args.csv, "a", newline="") as fh:
+            w = csv.writer(fh)
+            if new:
+                w.writerow(SCALING_FIELDS)
+            dev, commit = gpu_device_name(), git_commit() or "n/a"
+            for t, p in zip(times, ps_n, strict=True):
+                w.writerow([L, args.k, size, exchange, f"{t:.6g}", f"{p:.6g}", dev, commit])
+
+
 def _ready(comm) -> None:
     """Every rank's slab is filled before any rank writes into a neighbour's ghost."""
     import cupy as cp
@@ -304,8 +356,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     import cupy as cp
     from mpi4py import MPI
 
-    from simcore.io.provenance import git_commit
-    from simcore.models import gpu_device_name
     from simcore.models.ea3d.rule import thresholds
 
     comm = MPI.COMM_WORLD
@@ -317,6 +367,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{size} rank(s), exchange: {'CUDA IPC' if ipc else 'host staging + MPI'}")
     status = 0
     for L in args.L:
+        if size == 1 and not args.check:  # N = 1 is the single-GPU code (lulli2015 eq. 19)
+            times = _time_single_gpu(L, args.k, args.sweeps, args.repeats, keys, thr)
+            _report_times(args, L, size, "none", times)
+            continue
         z0, nz = slab_bounds(L, size, rank)
         slab = Slab(L, args.k, nz, z0)
         opened = connect_ipc(comm, slab) if ipc else []
@@ -349,26 +403,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _close(comm, opened)
         del slab
         if rank == 0:
-            flips = 64 * args.k * N_REPLICAS * L**3
-            ps_n = [t * size / flips * 1e12 for t in times]  # lulli2015 eq. 18
-            med = statistics.median(ps_n)
-            t_ms = statistics.median(times) * 1e3
-            print(
-                f"L={L} k={args.k} N={size}: t_sweep {t_ms:.3f} ms, psFlip_N {med:.3f} ps, "
-                f"psFlip_multi {med / size:.3f} ps",
-                flush=True,
-            )
-            if args.csv:
-                new = not os.path.exists(args.csv)
-                with open(args.csv, "a", newline="") as fh:
-                    w = csv.writer(fh)
-                    if new:
-                        w.writerow(["L", "k", "n_gpus", "exchange", "seconds_per_sweep",
-                                    "ps_per_flip_n", "device", "commit"])  # fmt: skip
-                    dev, commit = gpu_device_name(), git_commit() or "n/a"
-                    for t, p in zip(times, ps_n, strict=True):
-                        w.writerow([L, args.k, size, "ipc" if ipc else "host", f"{t:.6g}",
-                                    f"{p:.6g}", dev, commit])  # fmt: skip
+            _report_times(args, L, size, "ipc" if ipc else "host", times)
     return status
 
 
