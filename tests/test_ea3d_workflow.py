@@ -139,7 +139,9 @@ def test_benchmark_lines_per_kernel() -> None:
     camp = load_campaign(ROOT / "config" / "papers.yaml")
     assert all(line.startswith("--scheme") for line in camp.bench_lines("dd"))
     assert all(line.startswith("--layout") for line in camp.bench_lines("ea3d"))
-    assert len(camp.bench_lines("dd")) + len(camp.bench_lines("ea3d")) == len(camp.benchmarks)
+    assert all(line.startswith("--gpus") for line in camp.bench_lines("mgpu"))
+    kernels = ("dd", "ea3d", "mgpu")
+    assert sum(len(camp.bench_lines(k)) for k in kernels) == len(camp.benchmarks)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("cupy") is not None, reason="CuPy is installed")
