@@ -105,8 +105,17 @@ def _best_over_k(rows: Sequence[dict], keys: tuple[str, ...]) -> dict[tuple, tup
     return best
 
 
+def _only(rows: Sequence[dict], key: str, preferred: str) -> list[dict]:
+    """The rows of one value of ``key``: ``preferred`` if measured, else the first."""
+    values = sorted({r[key] for r in rows})
+    keep = preferred if preferred in values else values[0]
+    return [r for r in rows if r[key] == keep]
+
+
 def plot_psflip_L(rows: Sequence[dict]) -> Figure:
-    """lulli2015 Fig. 5: the best psFlip over k vs L, one line per layout (and PRNG)."""
+    """lulli2015 Fig. 5: the best psFlip over k vs L, one line per layout (for one PRNG,
+    philox if measured)."""
+    rows = _only(rows, "prng", "philox")
     series: dict[str, list] = defaultdict(list)
     for (layout, prng, dev, L), val in _best_over_k(rows, ("layout", "prng", "device")).items():
         series[f"{layout}, {prng}, {dev}"].append((L, val))
@@ -123,7 +132,9 @@ def plot_psflip_L(rows: Sequence[dict]) -> Figure:
 
 
 def plot_psflip_prng(rows: Sequence[dict]) -> Figure:
-    """lulli2015 Fig. 9: psFlip per PRNG relative to the baseline, and absolute, vs L."""
+    """lulli2015 Fig. 9: psFlip per PRNG relative to the baseline, and absolute, vs L (for
+    one layout, sliced if measured)."""
+    rows = _only(rows, "layout", "sliced")
     best = _best_over_k(rows, ("prng", "layout", "device"))
     prngs = sorted({k[0] for k in best})
     base = "minstd" if "minstd" in prngs else prngs[0]

@@ -110,6 +110,13 @@ def _parser() -> argparse.ArgumentParser:
         "--layout", nargs="+", default=["sliced"], help="standard, sliced, bitwise (L = 2^l)"
     )
     ea.add_argument("--k", type=int, nargs="+", default=[1], help="coded words (64 samples each)")
+    ea.add_argument(
+        "--prng",
+        nargs="+",
+        default=["philox"],
+        choices=["philox", "minstd", "pr64", "mt19937"],
+        help="random number generators",
+    )
     ea.add_argument("--T", type=float, default=1.1, help="temperature (speed barely depends on it)")
     ea.add_argument(
         "--gpus", type=int, nargs="+", default=[1, 2], help="mgpu: GPU counts N (one mpirun each)"
@@ -186,8 +193,8 @@ def main(argv: list[str] | None = None) -> int:
 
             print(
                 run_bench_ea3d(
-                    args.layout, args.L, args.k, args.backend, args.mcs, args.repeats,
-                    args.warmup, args.T, args.append, args.csv,
+                    args.layout, args.L, args.k, args.prng, args.backend, args.mcs,
+                    args.repeats, args.warmup, args.T, args.append, args.csv,
                 ),
                 end="",
             )  # fmt: skip

@@ -39,7 +39,7 @@ POINT_KEYS = tuple(dict.fromkeys(k for keys in MODEL_POINT_KEYS.values() for k i
 SCHEMES = ("sequential", *all_schemes())
 BACKENDS = ("cpu", "gpu")
 EA3D_LAYOUTS = ("standard", "sliced", "bitwise")
-EA3D_PRNGS = ("philox",)
+EA3D_PRNGS = ("philox", "minstd", "pr64", "mt19937")
 
 #: key -> (required, default, description): the keys of every model.
 COMMON_KEYS: dict[str, tuple[bool, Any, str]] = {
@@ -73,7 +73,12 @@ MODEL_KEYS: dict[str, dict[str, tuple[bool, Any, str]]] = {
         "L": (True, None, "linear size of the periodic L^3 lattice, even"),
         "T": (True, None, "temperature (J = k_B = 1)"),
         "layout": (False, "sliced", "memory layout: standard, sliced, bitwise (L = 2^l)"),
-        "prng": (False, "philox", "random number generator: " + ", ".join(EA3D_PRNGS)),
+        "prng": (
+            False,
+            "philox",
+            "random number generator: " + ", ".join(EA3D_PRNGS) + " (philox: counter based, "
+            "keyed by site; the others: a battery of stateful generators)",
+        ),
     },
 }
 #: Every key of every model (the documentation's list, ARCHITECTURE.md).

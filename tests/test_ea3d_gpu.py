@@ -104,3 +104,29 @@ def test_two_gpus_with_mpi_equal_one_gpu() -> None:
         res = subprocess.run([*cmd, *extra], capture_output=True, text=True, timeout=600)
         assert res.returncode == 0, res.stdout + res.stderr
         assert res.stdout.count("bit-identical to one GPU: True") == 2
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("prng", ["minstd", "pr64", "mt19937"])
+@pytest.mark.parametrize(("layout", "L", "k"), [("sliced", 8, 3), ("standard", 6, 2),
+                                                ("bitwise", 16, 1), ("sliced", 32, 1)])  # fmt: skip
+def test_stateful_gpu_equals_twin(prng: str, layout: str, L: int, k: int) -> None:
+    """Stateful generators: spins and generator states equal the numba twin's after 5 sweeps
+    (L = 32 has more items than generators, so generators serve several items)."""
+    import cupy as cp
+
+    from simcore.models.ea3d.gpu import EA3DKernel
+    from simcore.models.ea3d.kernels import PRNG_CODE, n_generators, sweeps_stateful
+    from simcore.rng.classic import init_state
+
+    lid = LAYOUT_ID[layout]
+    S = init_spins(lid, L, k, K0, K1)
+    J = init_couplings(lid, L, k, K0, K1)
+    state, aux = init_state(prng, 8, n_generators(L, k))
+    thr = thresholds(1.0)
+    S_g, st_g, aux_g = cp.asarray(S), cp.asarray(state), cp.asarray(aux)
+    EA3DKernel(layout, L, k, prng=prng).sweeps_stateful(S_g, cp.asarray(J), 5, st_g, aux_g, thr)
+    sweeps_stateful(S, J, neighbour_table(lid, L), PRNG_CODE[prng], state, aux, 5, *thr)
+    assert np.array_equal(cp.asnumpy(S_g), S)
+    assert np.array_equal(cp.asnumpy(st_g), state) and np.array_equal(cp.asnumpy(aux_g), aux)

@@ -126,3 +126,40 @@ def test_energy_and_overlaps_from_words() -> None:
     for i, (a, b) in enumerate(PAIRS):
         np.testing.assert_allclose(q[i], (sig[a] * sig[b]).mean(axis=1), rtol=0, atol=1e-12)
     assert np.all(np.abs(q) <= 1)
+
+
+@pytest.mark.parametrize("prng", ["minstd", "pr64", "mt19937"])
+@pytest.mark.parametrize("layout", ["standard", "sliced"])
+def test_stateful_generators_multispin_equals_one_spin_per_byte(prng: str, layout: str) -> None:
+    """With a battery of stateful generators (generator g serves the site-word items
+    g, g + G, ... of each colour, four draws each), the multispin lattice equals the
+    plain code fed the same numbers, replayed in that order from a copy of the state."""
+    from simcore.models.ea3d.kernels import PRNG_CODE, n_generators, sweeps_stateful
+    from simcore.models.ea3d.scalar import scalar_sweeps_table
+    from simcore.rng.classic import draw, init_state
+
+    L, k, sweeps, T = 4, 2, 3, 1.1
+    lid = LAYOUT_ID[layout]
+    S = init_spins(lid, L, k, K0, K1)
+    J = init_couplings(lid, L, k, K0, K1)
+    G = n_generators(L, k)
+    state, aux = init_state(prng, 123, G)
+    rstate, raux = state.copy(), aux.copy()
+    phys, half = physical_table(lid, L), L**3 // 2
+    tables = []
+    for _ in range(sweeps):
+        per_colour = []
+        for c in range(2):
+            R = np.zeros((4, k, L**3), dtype=np.uint32)
+            for g in range(G):
+                for u in range(g, k * half, G):
+                    w, j = divmod(u, half)
+                    R[:, w, phys[c, j]] = draw(prng, rstate, raux, g, 4)
+            per_colour.append(R)
+        tables.append(per_colour)
+    sweeps_stateful(S, J, neighbour_table(lid, L), PRNG_CODE[prng], state, aux, sweeps,
+                    *thresholds(T))  # fmt: skip
+    sig = scalar_spins(L, 64 * k, K0, K1)
+    scalar_sweeps_table(sig, scalar_couplings(L, 64 * k, K0, K1), L, tables, *thresholds(T))
+    assert np.array_equal(unpack(to_physical(S, lid, L)), sig)
+    assert np.array_equal(state, rstate) and np.array_equal(aux, raux)

@@ -101,12 +101,14 @@ def test_ea3d_campaign_through_snakemake(tmp_path: Path) -> None:
 
 @pytest.mark.gpu
 @needs_gpu
-@pytest.mark.parametrize("layout", ["standard", "sliced", "bitwise"])
-def test_gpu_run_equals_cpu_run(tmp_path: Path, layout: str) -> None:
+@pytest.mark.parametrize(("layout", "prng"), [("standard", "philox"), ("sliced", "philox"),
+                                              ("bitwise", "philox"), ("sliced", "mt19937"),
+                                              ("standard", "minstd")])  # fmt: skip
+def test_gpu_run_equals_cpu_run(tmp_path: Path, layout: str, prng: str) -> None:
     """simcore run with backend gpu writes the same energies and overlaps as the CPU."""
     out = {}
     for backend in ("cpu", "gpu"):
-        cfg = validate_run_config(job(L=8, layout=layout, backend=backend, t_max=50))
+        cfg = validate_run_config(job(L=8, layout=layout, backend=backend, t_max=50, prng=prng))
         assert run_job(cfg, tmp_path / f"{backend}.nc", progress=False) == 0
         with xr.open_dataset(tmp_path / f"{backend}.nc") as ds:
             out[backend] = ds.load()

@@ -39,11 +39,14 @@ def test_resume_after_every_step_is_bit_identical(tmp_path, dim, L):
     _same_data(ref, out)
 
 
-def test_ea3d_resume_after_every_step_is_bit_identical(tmp_path):
-    """The spin glass too: its coded spin words are the whole state besides the results."""
+@pytest.mark.parametrize("prng", ["philox", "mt19937"])
+def test_ea3d_resume_after_every_step_is_bit_identical(tmp_path, prng):
+    """The spin glass too: its coded spin words (and a stateful generator's state) are the
+    whole state besides the results."""
     cfg = validate_run_config(
-        {"model": "ea3d", "L": 6, "T": 1.0, "samples": 128, "seed": 5, "t_max": 60}
-    )
+        {"model": "ea3d", "L": 6, "T": 1.0, "samples": 128, "seed": 5, "t_max": 60,
+         "prng": prng}
+    )  # fmt: skip
     ref = tmp_path / "ref.nc"
     assert run_job(cfg, ref, progress=False) == EXIT_OK
     out = tmp_path / "out.nc"

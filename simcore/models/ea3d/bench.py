@@ -10,6 +10,7 @@ random words on the device instead of the campaign's Philox start.
 from __future__ import annotations
 
 import csv
+import itertools
 import os
 import statistics
 import sys
@@ -46,12 +47,26 @@ def _random_words_gpu(shape: tuple[int, ...], seed: int):
 
 
 def bench_ea3d(
-    layout: str, L: int, k: int, backend: str, sweeps: int, repeats: int, warmup: int, T: float
+    layout: str,
+    L: int,
+    k: int,
+    backend: str,
+    sweeps: int,
+    repeats: int,
+    warmup: int,
+    T: float,
+    prng: str = "philox",
 ) -> tuple[list[float], str]:
     """psFlip of each repeat (``sweeps`` sweeps timed), and the device name."""
+    from simcore.models.ea3d.kernels import PRNG_CODE, n_generators, sweeps_stateful
+    from simcore.rng.classic import init_state
+
     half = L**3 // 2
     thr = thresholds(T)
     k0, k1 = 12345, 678
+    state = aux = None
+    if prng != "philox":
+        state, aux = init_state(prng, 99, n_generators(L, k))
     if backend == "gpu":
         from simcore.models import gpu_device_name, require_gpu
 
@@ -62,13 +77,22 @@ def bench_ea3d(
 
         S = _random_words_gpu((N_REPLICAS, 2, k, half), 1)
         J = _random_words_gpu((2, 6, k, half), 2)
-        kern = EA3DKernel(layout, L, k)
-        kern.sweeps(S, J, 0, warmup, k0, k1, thr)
+        kern = EA3DKernel(layout, L, k, prng=prng)
+        if prng != "philox":
+            state, aux = cp.asarray(state), cp.asarray(aux)
+
+        def run(t_from: int, n: int) -> None:
+            if prng == "philox":
+                kern.sweeps(S, J, t_from, n, k0, k1, thr)
+            else:
+                kern.sweeps_stateful(S, J, n, state, aux, thr)
+
+        run(0, warmup)
         start, stop = cp.cuda.Event(), cp.cuda.Event()
         out, t = [], warmup
         for _ in range(repeats):
             start.record()
-            kern.sweeps(S, J, t, sweeps, k0, k1, thr)
+            run(t, sweeps)
             stop.record()
             stop.synchronize()
             sec = cp.cuda.get_elapsed_time(start, stop) / 1e3 / sweeps
@@ -83,11 +107,18 @@ def bench_ea3d(
     S = rng.integers(0, 2**64 - 1, size=(N_REPLICAS, 2, k, half), dtype=np.uint64)
     J = rng.integers(0, 2**64 - 1, size=(2, 6, k, half), dtype=np.uint64)
     nbr, phys = neighbour_table(lid, L), physical_table(lid, L)
-    sweeps_philox(S, J, nbr, phys, 0, warmup, k0, k1, *thr)
+
+    def run_cpu(t_from: int, n: int) -> None:
+        if prng == "philox":
+            sweeps_philox(S, J, nbr, phys, t_from, n, k0, k1, *thr)
+        else:
+            sweeps_stateful(S, J, nbr, PRNG_CODE[prng], state, aux, n, *thr)
+
+    run_cpu(0, warmup)
     out, t = [], warmup
     for _ in range(repeats):
         t0 = time.perf_counter()
-        sweeps_philox(S, J, nbr, phys, t, sweeps, k0, k1, *thr)
+        run_cpu(t, sweeps)
         sec = (time.perf_counter() - t0) / sweeps
         out.append(sec / (64 * k * N_REPLICAS * L**3) * 1e12)
         t += sweeps
@@ -110,6 +141,7 @@ def run_bench_ea3d(
     layouts: list[str],
     sizes: list[int],
     ks: list[int],
+    prngs: list[str],
     backend: str,
     sweeps: int,
     repeats: int,
@@ -133,33 +165,32 @@ def run_bench_ea3d(
         require_gpu()
     commit = git_commit() or "n/a"
     rows, device = [], ""
-    for layout in layouts:
-        for L in sizes:
-            for k in ks:
-                need = 20 * k * (L**3 // 2) * 8  # spins (4 x 2) + couplings (2 x 6) words
-                if need > 0.9 * _free_bytes(backend):
-                    print(f"{layout} L={L} k={k}: skipped, needs {need / 2**30:.1f} GiB",
-                          file=sys.stderr)  # fmt: skip
-                    continue
-                ps, device = bench_ea3d(layout, L, k, backend, sweeps, repeats, warmup, T)
-                med = statistics.median(ps)
-                rows.append((layout, L, k, med, min(ps), max(ps)))
-                print(f"{layout} L={L} k={k}: median {med:.3f} ps/flip", file=sys.stderr)
-                if csv_path:
-                    new = not os.path.exists(csv_path)
-                    with open(csv_path, "a", newline="") as fh:
-                        w = csv.writer(fh)
-                        if new:
-                            w.writerow(BENCH_EA3D_FIELDS)
-                        for v in ps:
-                            sec = v * 1e-12 * 64 * k * N_REPLICAS * L**3
-                            w.writerow([layout, L, k, "philox", backend, device,
-                                        f"{v:.6g}", f"{sec:.6g}", commit])  # fmt: skip
-    lines = ["| layout | L | k | median psFlip | min | max |", "|---|---|---|---|---|---|"]
-    for layout, L, k, med, lo, hi in rows:
-        lines.append(f"| {layout} | {L} | {k} | {med:.3f} | {lo:.3f} | {hi:.3f} |")
+    for prng, layout, L, k in itertools.product(prngs, layouts, sizes, ks):
+        need = 20 * k * (L**3 // 2) * 8  # spins (4 x 2) + couplings (2 x 6) words
+        if need > 0.9 * _free_bytes(backend):
+            print(f"{layout} L={L} k={k}: skipped, needs {need / 2**30:.1f} GiB",
+                  file=sys.stderr)  # fmt: skip
+            continue
+        ps, device = bench_ea3d(layout, L, k, backend, sweeps, repeats, warmup, T, prng)
+        med = statistics.median(ps)
+        rows.append((prng, layout, L, k, med, min(ps), max(ps)))
+        print(f"{prng} {layout} L={L} k={k}: median {med:.3f} ps/flip", file=sys.stderr)
+        if csv_path:
+            new = not os.path.exists(csv_path)
+            with open(csv_path, "a", newline="") as fh:
+                w = csv.writer(fh)
+                if new:
+                    w.writerow(BENCH_EA3D_FIELDS)
+                for v in ps:
+                    sec = v * 1e-12 * 64 * k * N_REPLICAS * L**3
+                    w.writerow([layout, L, k, prng, backend, device,
+                                f"{v:.6g}", f"{sec:.6g}", commit])  # fmt: skip
+    lines = ["| PRNG | layout | L | k | median psFlip | min | max |",
+             "|---|---|---|---|---|---|---|"]  # fmt: skip
+    for prng, layout, L, k, med, lo, hi in rows:
+        lines.append(f"| {prng} | {layout} | {L} | {k} | {med:.3f} | {lo:.3f} | {hi:.3f} |")
     return report(
-        f"EA3D multispin Metropolis, {backend}, Philox, T = {T:g}",
+        f"EA3D multispin Metropolis, {backend}, T = {T:g}",
         f"device: {device}; 64 k samples x 4 replicas; psFlip in ps per spin-flip attempt",
         commit,
         lines,

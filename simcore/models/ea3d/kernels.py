@@ -12,7 +12,19 @@ import numpy as np
 
 from simcore.models.ea3d.lattice import N_REPLICAS, STREAM_EA_METROPOLIS
 from simcore.models.ea3d.rule import flip_mask, satisfied_count
+from simcore.rng.classic import minstd_next, mt19937_next, pr64_next
 from simcore.rng.philox import philox4x32
+
+#: Code of each stateful generator in the kernels (0 is Philox, which has no state).
+PRNG_CODE = {"philox": 0, "minstd": 1, "pr64": 2, "mt19937": 3}
+#: Generators of a stateful run: one per site-word item, at most this many (a generator
+#: then serves items g, g + G, g + 2 G, ... in that order, on the CPU and on the GPU).
+MAX_GENERATORS = 1 << 16
+
+
+def n_generators(L: int, k: int) -> int:
+    """G, the number of generators of a stateful EA3D run of size L with k words."""
+    return min(L**3 // 2 * k, MAX_GENERATORS)
 
 
 @numba.njit(inline="always", cache=True)
@@ -47,4 +59,35 @@ def sweeps_philox(S, J, nbr, phys, t_from, n, k0, k1, t4, t8, t12):
                 p = phys[c, j]
                 for w in range(k):
                     r0, r1, r2, r3 = philox4x32(p, w, t, tag, k0, k1)
+                    _update_word(S, J, nbr, c, w, j, r0, r1, r2, r3, t4, t8, t12)
+
+
+@numba.njit(inline="always", cache=True)
+def _next(code, state, aux, g):
+    if code == 1:
+        return minstd_next(state, aux, g)
+    if code == 2:
+        return pr64_next(state, aux, g)
+    return mt19937_next(state, aux, g)
+
+
+@numba.njit(parallel=True, cache=True)
+def sweeps_stateful(S, J, nbr, code, state, aux, n, t4, t8, t12):
+    """``n`` sweeps with a stateful generator battery (``code`` from PRNG_CODE, G =
+    state.shape[1]): generator g updates the site-word items u = g, g + G, ... (u = w
+    V/2 + j) of each colour in that order, drawing one number per replica (lulli2015's
+    thread-strided generators; the GPU kernel runs the same items in the same order)."""
+    k, half = S.shape[2], S.shape[3]
+    G = state.shape[1]
+    items = k * half
+    t4, t8, t12 = np.uint64(t4), np.uint64(t8), np.uint64(t12)
+    for _ in range(n):
+        for c in range(2):
+            for g in numba.prange(G):
+                for u in range(g, items, G):
+                    w, j = u // half, u % half
+                    r0 = _next(code, state, aux, g)
+                    r1 = _next(code, state, aux, g)
+                    r2 = _next(code, state, aux, g)
+                    r3 = _next(code, state, aux, g)
                     _update_word(S, J, nbr, c, w, j, r0, r1, r2, r3, t4, t8, t12)

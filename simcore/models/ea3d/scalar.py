@@ -68,27 +68,60 @@ def _local_field(sig, Jb, a, s, L, x, y, z):
 
 
 @numba.njit(cache=True)
-def scalar_sweeps(sig, Jb, L, t_from, n, k0, k1, t4, t8, t12):
-    """``n`` checkerboard Metropolis sweeps of every sample and replica, one spin at a time."""
+def scalar_colour(sig, Jb, L, c, R, thr):
+    """Metropolis update of every site of colour ``c``, sample and replica, one spin at a
+    time, with the random numbers ``R[a, w, p]`` (replica, coded word, site) and the
+    thresholds ``thr[dE]``."""
     samples = sig.shape[1]
+    for z in range(L):
+        for y in range(L):
+            for x in range(L):
+                if (x + y + z) & 1 != c:
+                    continue
+                p = x + L * (y + L * z)
+                for s in range(samples):
+                    for a in range(N_REPLICAS):
+                        de = 2 * sig[a, s, p] * _local_field(sig, Jb, a, s, L, x, y, z)
+                        if de <= 0 or np.uint64(R[a, s // 64, p]) < thr[de]:
+                            sig[a, s, p] = -sig[a, s, p]
+
+
+def _thresholds_by_de(t4: int, t8: int, t12: int) -> np.ndarray:
     thr = np.zeros(13, dtype=np.uint64)  # threshold by dE (only 4, 8, 12 used)
     thr[4], thr[8], thr[12] = t4, t8, t12
+    return thr
+
+
+@numba.njit(cache=True)
+def _philox_table(L, k, t, c, k0, k1):
+    """The Metropolis random numbers of sweep t, colour c: ``R[a, w, p]`` (Philox)."""
+    V = L * L * L
+    R = np.zeros((N_REPLICAS, k, V), dtype=np.uint32)
+    tag = (STREAM_EA_METROPOLIS << 24) | c
+    for p in range(V):
+        for w in range(k):
+            r0, r1, r2, r3 = philox4x32(p, w, t, tag, k0, k1)
+            R[0, w, p], R[1, w, p], R[2, w, p], R[3, w, p] = r0, r1, r2, r3
+    return R
+
+
+def scalar_sweeps(sig, Jb, L, t_from, n, k0, k1, t4, t8, t12) -> None:
+    """``n`` checkerboard Metropolis sweeps of every sample and replica, one spin at a
+    time, with the Philox random numbers of the multispin code."""
+    thr = _thresholds_by_de(t4, t8, t12)
+    k = -(-sig.shape[1] // 64)
     for t in range(t_from, t_from + n):
         for c in range(2):
-            tag = (STREAM_EA_METROPOLIS << 24) | c
-            for z in range(L):
-                for y in range(L):
-                    for x in range(L):
-                        if (x + y + z) & 1 != c:
-                            continue
-                        p = x + L * (y + L * z)
-                        for s in range(samples):
-                            r0, r1, r2, r3 = philox4x32(p, s // 64, t, tag, k0, k1)
-                            for a in range(N_REPLICAS):
-                                r = r0 if a == 0 else (r1 if a == 1 else (r2 if a == 2 else r3))
-                                de = 2 * sig[a, s, p] * _local_field(sig, Jb, a, s, L, x, y, z)
-                                if de <= 0 or np.uint64(r) < thr[de]:
-                                    sig[a, s, p] = -sig[a, s, p]
+            scalar_colour(sig, Jb, L, c, _philox_table(L, k, t, c, k0, k1), thr)
+
+
+def scalar_sweeps_table(sig, Jb, L, tables, t4, t8, t12) -> None:
+    """Sweeps with given random numbers: ``tables[t][c]`` is ``R[a, w, p]`` of sweep t,
+    colour c (for generators whose numbers follow the kernels' schedule)."""
+    thr = _thresholds_by_de(t4, t8, t12)
+    for per_colour in tables:
+        for c in range(2):
+            scalar_colour(sig, Jb, L, c, per_colour[c], thr)
 
 
 @numba.njit(cache=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from simcore.models.ea3d.kernels import sweeps_philox
+from simcore.models.ea3d.kernels import PRNG_CODE, n_generators, sweeps_philox, sweeps_stateful
 from simcore.models.ea3d.lattice import (
     LAYOUT_ID,
     N_REPLICAS,
@@ -41,13 +41,14 @@ class EA3DSimulation:
         self.J = init_couplings(self.lid, self.L, self.k, self.k0, self.k1)
         self.nbr = neighbour_table(self.lid, self.L)
         self.phys = physical_table(self.lid, self.L)
+        self.prng = str(cfg["prng"])
         self.gpu = cfg["backend"] == "gpu"
         if self.gpu:
             import cupy as cp
 
             from simcore.models.ea3d.gpu import EA3DKernel
 
-            self._kernel = EA3DKernel(self.layout, self.L, self.k)
+            self._kernel = EA3DKernel(self.layout, self.L, self.k, prng=self.prng)
             self._J_dev = cp.asarray(self.J)
 
     # -- state ---------------------------------------------------------------
@@ -60,6 +61,13 @@ class EA3DSimulation:
             "energy": np.full((self.samples, N_REPLICAS, nt), np.nan),
             "q": np.full((self.samples, len(PAIRS), nt), np.nan),
         }
+        if self.prng != "philox":
+            from simcore.rng.classic import init_state
+
+            seed = (self.k1 << 32) | self.k0
+            host["prng_state"], host["prng_aux"] = init_state(
+                self.prng, seed, n_generators(self.L, self.k)
+            )
         return self.from_host(host)
 
     def to_host(self, st: dict) -> dict:
@@ -68,7 +76,7 @@ class EA3DSimulation:
             return st
         import cupy as cp
 
-        return {**st, "S": cp.asnumpy(st["S"])}
+        return {k: (cp.asnumpy(v) if isinstance(v, cp.ndarray) else v) for k, v in st.items()}
 
     def from_host(self, st: dict) -> dict:
         """The state restored from host arrays (spins moved to the GPU for backend gpu)."""
@@ -76,7 +84,8 @@ class EA3DSimulation:
             return st
         import cupy as cp
 
-        return {**st, "S": cp.asarray(st["S"])}
+        on_gpu = ("S", "prng_state", "prng_aux")
+        return {k: (cp.asarray(v) if k in on_gpu else v) for k, v in st.items()}
 
     def device_name(self) -> str | None:
         """Device for provenance (None: the CPU model)."""
@@ -108,14 +117,22 @@ class EA3DSimulation:
         t_to = int(self.times[ti])
         t_from = int(self.times[ti - 1]) if ti > 0 else 0
         n = t_to - t_from
-        if n > 0:
+        if n > 0 and self.prng != "philox":
+            if self.gpu:
+                self._kernel.sweeps_stateful(
+                    st["S"], self._J_dev, n, st["prng_state"], st["prng_aux"], self.thr
+                )
+            else:
+                sweeps_stateful(st["S"], self.J, self.nbr, PRNG_CODE[self.prng],
+                                st["prng_state"], st["prng_aux"], n, *self.thr)  # fmt: skip
+        elif n > 0:
             if self.gpu:
                 self._kernel.sweeps(st["S"], self._J_dev, t_from, n, self.k0, self.k1, self.thr)
             else:
                 sweeps_philox(
                     st["S"], self.J, self.nbr, self.phys, t_from, n, self.k0, self.k1, *self.thr
                 )
-        S = self.to_host(st)["S"]
+        S = self.to_host(st)["S"] if self.gpu else st["S"]
         st["energy"][:, :, ti] = energy_per_spin(S, self.J, self.nbr).T
         st["q"][:, :, ti] = overlaps(S).T
         st["ti"] = ti + 1

@@ -27,6 +27,9 @@
 #define LAYOUT 0
 #define LOG2L 3
 #endif
+#ifndef PRNG
+#define PRNG 0  // 0 Philox (counter based); 1 minstd, 2 pr64, 3 mt19937 with NGEN generators
+#endif
 
 #define LH (L / 2)
 #ifdef SLAB
@@ -107,6 +110,32 @@ __device__ __forceinline__ u64 flip_mask(u64 s, const u64 nb[6], const u64 jd[6]
   return ~b2 | (b2 & ~b1 & (cond8 | (cond4 & ~b0))) | cond12;
 }
 
+// The Metropolis update of site j (colour c), word w, in all four replicas, with the
+// replicas' random numbers r.v[0..3]; ghost: see ea3d_colour.
+__device__ __forceinline__ void update_site(u64 *__restrict__ S, const u64 *__restrict__ J,
+                                            int c, u32 w, u32 j, const u32 n[6], P4 r, u64 t4,
+                                            u64 t8, u64 t12, u64 *__restrict__ ghost,
+                                            int ghost_shift) {
+  const int o = 1 - c;
+  u64 jd[6];
+#pragma unroll
+  for (int d = 0; d < 6; d++) jd[d] = __ldg(&J[((size_t)(c * 6 + d) * K + w) * HALF + j]);
+#pragma unroll
+  for (int a = 0; a < 4; a++) {
+    const u64 *other = S + ((size_t)(a * 2 + o) * K + w) * HALF;
+    u64 *mine = S + ((size_t)(a * 2 + c) * K + w) * HALF;
+    u64 nb[6];
+#pragma unroll
+    for (int d = 0; d < 6; d++) nb[d] = other[n[d]];
+    u64 s = mine[j];
+    u64 s_new = s ^ flip_mask(s, nb, jd, pick(r, a), t4, t8, t12);
+    mine[j] = s_new;
+#ifdef SLAB
+    if (ghost) ghost[((size_t)(a * 2 + c) * K + w) * HALF + (j + ghost_shift)] = s_new;
+#endif
+  }
+}
+
 // One colour c of sweep t: S[a, c, w, j] (4, 2, K, HALF), J[c, d, w, j] (2, 6, K, HALF).
 // Sites j in [j0, j0 + nsites): all of them (j0 = 0, nsites = HALF), or some planes of a
 // slab; zbase: the global zh of local plane 1 (SLAB only).  ghost (SLAB only, may be
@@ -121,25 +150,42 @@ extern "C" __global__ void ea3d_colour(u64 *__restrict__ S, const u64 *__restric
   u32 j = j0 + jj;
   u32 n[6], p;
   neighbours(c, j, n, p, zbase);
-  const int o = 1 - c;
   for (u32 w = blockIdx.y; w < K; w += gridDim.y) {
     P4 r = philox(p, w, t, TAG_METROPOLIS | (u32)c, k0, k1);
-    u64 jd[6];
-#pragma unroll
-    for (int d = 0; d < 6; d++) jd[d] = __ldg(&J[((size_t)(c * 6 + d) * K + w) * HALF + j]);
-#pragma unroll
-    for (int a = 0; a < 4; a++) {
-      const u64 *other = S + ((size_t)(a * 2 + o) * K + w) * HALF;
-      u64 *mine = S + ((size_t)(a * 2 + c) * K + w) * HALF;
-      u64 nb[6];
-#pragma unroll
-      for (int d = 0; d < 6; d++) nb[d] = other[n[d]];
-      u64 s = mine[j];
-      u64 s_new = s ^ flip_mask(s, nb, jd, pick(r, a), t4, t8, t12);
-      mine[j] = s_new;
-#ifdef SLAB
-      if (ghost) ghost[((size_t)(a * 2 + c) * K + w) * HALF + (j + ghost_shift)] = s_new;
-#endif
-    }
+    update_site(S, J, c, w, j, n, r, t4, t8, t12, ghost, ghost_shift);
   }
 }
+
+#if PRNG > 0
+// Stateful generators (simcore/rng/cuda/classic_prng.cuh): NGEN generators; generator g
+// updates the items u = g, g + NGEN, ... (u = w HALF + j) in that order, four draws each
+// (one per replica), like the CPU twin simcore/models/ea3d/kernels.py:sweeps_stateful.
+#include "classic_prng.cuh"
+
+__device__ __forceinline__ u32 next_u32(unsigned int *state, unsigned long long *aux, int g) {
+#if PRNG == 1
+  return minstd_next(state, aux, NGEN, g);
+#elif PRNG == 2
+  return pr64_next(state, aux, NGEN, g);
+#else
+  return mt19937_next(state, aux, NGEN, g);
+#endif
+}
+
+extern "C" __global__ void ea3d_colour_stateful(u64 *__restrict__ S, const u64 *__restrict__ J,
+                                                int c, unsigned int *state,
+                                                unsigned long long *aux, u64 t4, u64 t8,
+                                                u64 t12) {
+  const int g = blockIdx.x * blockDim.x + threadIdx.x;
+  if (g >= NGEN) return;
+  for (size_t u = g; u < (size_t)K * HALF; u += NGEN) {
+    const u32 w = u / HALF, j = u % HALF;
+    u32 n[6], p;
+    neighbours(c, j, n, p, 0);
+    P4 r;
+#pragma unroll
+    for (int a = 0; a < 4; a++) r.v[a] = next_u32(state, aux, g);
+    update_site(S, J, c, w, j, n, r, t4, t8, t12, nullptr, 0);
+  }
+}
+#endif
