@@ -140,7 +140,7 @@ def test_bench_table_and_lulli_figures(tmp_path: Path) -> None:
 def test_benchmark_lines_per_kernel() -> None:
     camp = load_campaign(ROOT / "config" / "papers.yaml")
     assert all(line.startswith("--scheme") for line in camp.bench_lines("dd"))
-    assert all(line.startswith("--layout") for line in camp.bench_lines("ea3d"))
+    assert all(line.startswith(("--layout", "--prng")) for line in camp.bench_lines("ea3d"))
     assert all(line.startswith("--gpus") for line in camp.bench_lines("mgpu"))
     kernels = ("dd", "ea3d", "mgpu")
     assert sum(len(camp.bench_lines(k)) for k in kernels) == len(camp.benchmarks)
