@@ -135,6 +135,13 @@ def plot_psflip_prng(rows: Sequence[dict]) -> Figure:
     """lulli2015 Fig. 9: psFlip per PRNG relative to the baseline, and absolute, vs L (for
     one layout, sliced if measured)."""
     rows = _only(rows, "layout", "sliced")
+    # compare at the same k: keep, per L, the k values measured for every generator
+    prngs = {r["prng"] for r in rows}
+    ks: dict[int, set] = defaultdict(set)
+    for L in {r["L"] for r in rows}:
+        per = [{r["k"] for r in rows if r["L"] == L and r["prng"] == p} for p in prngs]
+        ks[L] = set.intersection(*per)
+    rows = [r for r in rows if r["k"] in ks[r["L"]]]
     best = _best_over_k(rows, ("prng", "layout", "device"))
     prngs = sorted({k[0] for k in best})
     base = "minstd" if "minstd" in prngs else prngs[0]
@@ -150,7 +157,7 @@ def plot_psflip_prng(rows: Sequence[dict]) -> Figure:
                 rel[label].append((L, tuple(v / ref[0] for v in val)))
         _plot_lines(axes[0, 0], rel)
         _plot_lines(axes[1, 0], absolute)
-        axes[0, 0].set_ylabel(f"psFlip / psFlip({base}) [1]")
+        axes[0, 0].set_ylabel(f"psFlip / {base} [1]")
         axes[1, 0].set_ylabel("psFlip [ps]")
         axes[1, 0].set_yscale("log")
         for ax in axes[:, 0]:
