@@ -114,37 +114,43 @@ def bond_word(L: int, x: int, y: int, z: int, axis: int, w: int, k0: int, k1: in
     return philox_word(p, w, axis, STREAM_EA_COUPLINGS << 24, k0, k1)
 
 
-@numba.njit(cache=True)
-def init_couplings(layout: int, L: int, k: int, k0: int, k1: int) -> np.ndarray:
-    """``J[c, d, w, j]``: the coupling words of every site in every direction."""
-    half = L * L * L // 2
-    J = np.empty((2, 6, k, half), dtype=np.uint64)
+@numba.njit(parallel=True, cache=True)
+def init_couplings(
+    layout: int, L: int, k: int, k0: int, k1: int, j0: int = 0, j1: int = -1
+) -> np.ndarray:
+    """``J[c, d, w, j]``: the coupling words of every site (or of the sites j0 <= j < j1,
+    e.g. a GPU's planes) in every direction."""
+    j1 = L * L * L // 2 if j1 < 0 else j1
+    J = np.empty((2, 6, k, j1 - j0), dtype=np.uint64)
     for c in range(2):
-        for j in range(half):
-            x, y, z = layout_site(layout, L, c, j)
+        for jj in numba.prange(j1 - j0):
+            x, y, z = layout_site(layout, L, c, j0 + jj)
             for w in range(k):
-                J[c, 0, w, j] = bond_word(L, x, y, z, 0, w, k0, k1)
-                J[c, 1, w, j] = bond_word(L, (x - 1) % L, y, z, 0, w, k0, k1)
-                J[c, 2, w, j] = bond_word(L, x, y, z, 1, w, k0, k1)
-                J[c, 3, w, j] = bond_word(L, x, (y - 1) % L, z, 1, w, k0, k1)
-                J[c, 4, w, j] = bond_word(L, x, y, z, 2, w, k0, k1)
-                J[c, 5, w, j] = bond_word(L, x, y, (z - 1) % L, 2, w, k0, k1)
+                J[c, 0, w, jj] = bond_word(L, x, y, z, 0, w, k0, k1)
+                J[c, 1, w, jj] = bond_word(L, (x - 1) % L, y, z, 0, w, k0, k1)
+                J[c, 2, w, jj] = bond_word(L, x, y, z, 1, w, k0, k1)
+                J[c, 3, w, jj] = bond_word(L, x, (y - 1) % L, z, 1, w, k0, k1)
+                J[c, 4, w, jj] = bond_word(L, x, y, z, 2, w, k0, k1)
+                J[c, 5, w, jj] = bond_word(L, x, y, (z - 1) % L, 2, w, k0, k1)
     return J
 
 
-@numba.njit(cache=True)
-def init_spins(layout: int, L: int, k: int, k0: int, k1: int) -> np.ndarray:
-    """``S[a, c, w, j]``: random start of the four replicas (a quench from T = infinity)."""
-    half = L * L * L // 2
-    S = np.empty((N_REPLICAS, 2, k, half), dtype=np.uint64)
+@numba.njit(parallel=True, cache=True)
+def init_spins(
+    layout: int, L: int, k: int, k0: int, k1: int, j0: int = 0, j1: int = -1
+) -> np.ndarray:
+    """``S[a, c, w, j]``: random start of the four replicas (a quench from T = infinity),
+    of every site or of the sites j0 <= j < j1."""
+    j1 = L * L * L // 2 if j1 < 0 else j1
+    S = np.empty((N_REPLICAS, 2, k, j1 - j0), dtype=np.uint64)
     tag = STREAM_EA_SPINS << 24
     for c in range(2):
-        for j in range(half):
-            x, y, z = layout_site(layout, L, c, j)
+        for jj in numba.prange(j1 - j0):
+            x, y, z = layout_site(layout, L, c, j0 + jj)
             p = x + L * (y + L * z)
             for w in range(k):
                 for a in range(N_REPLICAS):
-                    S[a, c, w, j] = philox_word(p, w, a, tag, k0, k1)
+                    S[a, c, w, jj] = philox_word(p, w, a, tag, k0, k1)
     return S
 
 
