@@ -65,6 +65,9 @@ class Slab:
         self.send_dev = cp.empty(shape, dtype=cp.uint64)
         self.recv_dev = cp.empty(shape, dtype=cp.uint64)
         self.peer_S: list[int] = [0, 0]  # the spin array colour c's boundary goes to (ipc)
+        # per colour: the bulk and the boundary update done (GPU-side ordering, ipc)
+        self.bulk_done = [cp.cuda.Event(disable_timing=True) for _ in range(2)]
+        self.edge_done = [cp.cuda.Event(disable_timing=True) for _ in range(2)]
         self.send_host = cp.cuda.alloc_pinned_memory(self.send_dev.nbytes)
         self.recv_host = cp.cuda.alloc_pinned_memory(self.recv_dev.nbytes)
         self.send_np = np.frombuffer(self.send_host, np.uint64, self.send_dev.size).reshape(shape)
@@ -153,18 +156,24 @@ class Slab:
         self.edge_stream.synchronize()
         self.bulk_stream.synchronize()
 
-    def start_colour_ipc(self, c: int, t: int, keys, thr) -> None:
-        """Update the bulk (bulk stream) and the boundary plane (edge stream, highest
-        priority), the boundary kernel writing each new word into the neighbour's ghost
-        plane too; returns at once."""
+    def colour_ipc(self, c: int, t: int, keys, thr) -> None:
+        """Queue colour c without host waits: the bulk after the previous colour's
+        boundary, the boundary (which writes the neighbour's ghost) after the previous
+        colour's bulk; returns at once.  The caller waits for the boundary only.
+
+        The bulk planes never read a ghost, so only the boundary kernels depend on the
+        exchange: with the next bulk always queued the GPU stays busy while the host
+        waits for the boundary and exchanges the token.
+        """
+        o = 1 - c
         bulk_first = 2 if c == 0 else 1
+        self.bulk_stream.wait_event(self.edge_done[o])
         self._launch(c, t, bulk_first, self.nz - 1, self.bulk_stream, keys, thr)
+        self.bulk_done[c].record(self.bulk_stream)
+        self.edge_stream.wait_event(self.bulk_done[o])
         edge = self.boundary_plane(c)
         self._launch(c, t, edge, 1, self.edge_stream, keys, thr, ghost=self.peer_S[c])
-
-    def finish_colour_ipc(self) -> None:
-        """Wait for the bulk (the boundary was waited for before the token exchange)."""
-        self.bulk_stream.synchronize()
+        self.edge_done[c].record(self.edge_stream)
 
 
 def slab_bounds(L: int, n: int, rank: int) -> tuple[int, int]:
@@ -227,12 +236,12 @@ def sweeps_mpi(comm, slab: Slab, t_from: int, n: int, keys, thr, ipc: bool = Fal
     if ipc:
         for t in range(t_from, t_from + n):
             for c in (0, 1):
-                slab.start_colour_ipc(c, t, keys, thr)
+                slab.colour_ipc(c, t, keys, thr)
                 slab.edge_stream.synchronize()  # our plane is in the neighbour's ghost
                 dest, source = (down, up) if c == 0 else (up, down)
                 comm.Sendrecv(token_out, dest=dest, sendtag=c, recvbuf=token_in,
                               source=source, recvtag=c)  # fmt: skip
-                slab.finish_colour_ipc()
+        slab.bulk_stream.synchronize()
         return
     for t in range(t_from, t_from + n):
         for c in (0, 1):
