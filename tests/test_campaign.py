@@ -240,7 +240,10 @@ def test_schema_errors_name_key_and_value() -> None:
     assert "points[1].scheme" in msg and "'parallel'" in msg
     bad = copy.deepcopy(c)
     bad["points"][0]["L"] = [32, 2]
-    assert "points[0].L[1]" in _error(bad)
+    msg = _error(bad)
+    assert "points[0].L: 2" in msg and ">= 32" in msg
+    bad["points"][0]["L"] = [32, 1]
+    assert "points[0].L[1]" in _error(bad)  # below any model's minimum: the schema says so
     bad = copy.deepcopy(c)
     bad["points"][0]["Lx"] = 3
     assert "points[0].Lx: unknown key" in _error(bad)
