@@ -32,23 +32,31 @@ FIGURES = ("psflip_k", "psflip_L", "psflip_prng", "strong_scaling", "scaling_col
 _NUMERIC = {"L": int, "k": int, "ps_per_flip": float, "seconds_per_sweep": float}
 
 
-def load_ea3d_bench(path: str | os.PathLike[str]) -> list[dict]:
-    """Rows of an EA3D benchmark CSV; ValueError naming the file for a bad table."""
+def _read_table(
+    path: str | os.PathLike[str], fields: Sequence[str], numeric: dict, what: str
+) -> list[dict]:
+    """Rows of a benchmark CSV with ``fields``, ``numeric`` columns converted; ValueError
+    naming the file (and row) for a missing column, a bad value or no rows."""
     p = os.fspath(path)
     with open(p, newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
-        missing = [c for c in BENCH_EA3D_FIELDS if c not in (reader.fieldnames or [])]
+        missing = [c for c in fields if c not in (reader.fieldnames or [])]
         if missing:
-            raise ValueError(f"{p}: not an ea3d benchmark table, missing {', '.join(missing)}")
+            raise ValueError(f"{p}: not {what}, missing {', '.join(missing)}")
         rows = []
         for i, rec in enumerate(reader, start=1):
             try:
-                rows.append({k: _NUMERIC.get(k, str)(v) for k, v in rec.items()})
+                rows.append({k: numeric.get(k, str)(v) for k, v in rec.items()})
             except ValueError as exc:
                 raise ValueError(f"{p}, data row {i}: {exc}") from None
     if not rows:
-        raise ValueError(f"{p}: benchmark table has no measurements")
+        raise ValueError(f"{p}: {what} has no measurements")
     return rows
+
+
+def load_ea3d_bench(path: str | os.PathLike[str]) -> list[dict]:
+    """Rows of an EA3D benchmark CSV; ValueError naming the file for a bad table."""
+    return _read_table(path, BENCH_EA3D_FIELDS, _NUMERIC, "an ea3d benchmark table")
 
 
 def _medians(rows: Sequence[dict], keys: tuple[str, ...]) -> dict[tuple, tuple]:
@@ -184,19 +192,9 @@ def load_scaling(path: str | os.PathLike[str]) -> list[dict]:
     """Rows of a strong-scaling CSV (simcore bench mgpu); ValueError naming the file."""
     from simcore.models.ea3d.multigpu import SCALING_FIELDS
 
-    p = os.fspath(path)
-    with open(p, newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        missing = [c for c in SCALING_FIELDS if c not in (reader.fieldnames or [])]
-        if missing:
-            raise ValueError(f"{p}: not a strong-scaling table, missing {', '.join(missing)}")
-        rows = [
-            {**r, "L": int(r["L"]), "n_gpus": int(r["n_gpus"]), "ps": float(r["ps_per_flip_n"])}
-            for r in reader
-        ]
-    if not rows:
-        raise ValueError(f"{p}: strong-scaling table has no measurements")
-    return rows
+    numeric = {"L": int, "n_gpus": int, "ps_per_flip_n": float}
+    rows = _read_table(path, SCALING_FIELDS, numeric, "a strong-scaling table")
+    return [{**r, "ps": r["ps_per_flip_n"]} for r in rows]
 
 
 def _scaling_medians(rows: Sequence[dict]) -> dict[tuple[int, int], float]:

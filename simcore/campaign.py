@@ -494,12 +494,7 @@ def _expand_ea3d(
         probe = {"model": "ea3d", "L": L, "T": T, "layout": layout, "prng": prng,
                  "backend": backend, "samples": 64, "seed": 0, "t_max": common["t_max"],
                  "points_per_decade": common["points_per_decade"]}  # fmt: skip
-        try:
-            validate_run_config(probe)
-        except ConfigError as exc:
-            raise ValueError(
-                f"campaign config: {where}.{exc.key}: {exc.value!r}: {exc.reason}"
-            ) from None
+        _validate_probe(where, probe)
         name = ea3d_point_name(L, T, layout, prng, backend)
         points.append(
             Point(
@@ -545,6 +540,11 @@ def _check_run_config(
         "waiting_times": list(common["waiting_times"]),
         "points_per_decade": common["points_per_decade"],
     }
+    _validate_probe(where, probe)
+
+
+def _validate_probe(where: str, probe: dict[str, Any]) -> None:
+    """Check a point with the engine's own run-config validation, naming the entry."""
     try:
         validate_run_config(probe)
     except ConfigError as exc:

@@ -11,6 +11,7 @@ from collections import deque
 
 import numpy as np
 import pytest
+from test_kpz_gpu import needs_gpu
 
 from simcore.rng.classic import (
     MINSTD_M,
@@ -33,18 +34,6 @@ from simcore.rng.gpu_classic import CUDA_HEADER, kernel_source
 KINDS = ("minstd", "pr64", "mt19937")
 M32 = (1 << 32) - 1
 M64 = (1 << 64) - 1
-
-
-def _has_gpu() -> bool:
-    try:
-        import cupy as cp
-
-        return cp.cuda.runtime.getDeviceCount() > 0
-    except Exception:  # noqa: BLE001 - no cupy, no driver, no device: all mean "no GPU"
-        return False
-
-
-needs_gpu = pytest.mark.skipif(not _has_gpu(), reason="needs CuPy and a CUDA GPU")
 
 
 def test_tables_agree() -> None:
