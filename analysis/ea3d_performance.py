@@ -77,6 +77,20 @@ def _plot_lines(ax, series: dict[str, list[tuple[float, tuple]]]) -> None:
         ax.errorbar(x, med, yerr=bars, marker="o", ms=3, capsize=1.5, label=label)
 
 
+def _log_log_figure(series: dict[str, list], xlabel: str, ylabel: str, legend: int) -> Figure:
+    """One panel of median lines with min-max bars, log2 x, log y."""
+    with matplotlib.rc_context(STYLE):
+        fig, axes = new_figure(1, 1)
+        ax = axes[0, 0]
+        _plot_lines(ax, series)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.legend(fontsize=legend, loc="best")
+    return fig
+
+
 def plot_psflip_k(rows: Sequence[dict]) -> Figure:
     """lulli2015 Fig. 4: psFlip vs k, one line per (L, prng, device) measured at three or
     more k, for one layout (sliced if measured; the paper's Fig. 4 shows one kernel)."""
@@ -91,16 +105,7 @@ def plot_psflip_k(rows: Sequence[dict]) -> Figure:
     series = {label: pts for label, pts in series.items() if len(pts) >= 3}
     if not series:
         raise ValueError("psflip_k needs a configuration measured at three or more k")
-    with matplotlib.rc_context(STYLE):
-        fig, axes = new_figure(1, 1)
-        ax = axes[0, 0]
-        _plot_lines(ax, series)
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xlabel("coded words k (64 samples each) [1]")
-        ax.set_ylabel("psFlip [ps]")
-        ax.legend(fontsize=5, loc="upper right")
-    return fig
+    return _log_log_figure(series, "coded words k (64 samples each) [1]", "psFlip [ps]", 5)
 
 
 def _best_over_k(rows: Sequence[dict], keys: tuple[str, ...]) -> dict[tuple, tuple]:
@@ -127,16 +132,7 @@ def plot_psflip_L(rows: Sequence[dict]) -> Figure:
     series: dict[str, list] = defaultdict(list)
     for (layout, prng, dev, L), val in _best_over_k(rows, ("layout", "prng", "device")).items():
         series[f"{layout}, {prng}, {dev}"].append((L, val))
-    with matplotlib.rc_context(STYLE):
-        fig, axes = new_figure(1, 1)
-        ax = axes[0, 0]
-        _plot_lines(ax, series)
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xlabel("L [sites]")
-        ax.set_ylabel("best psFlip over k [ps]")
-        ax.legend(fontsize=6)
-    return fig
+    return _log_log_figure(series, "L [sites]", "best psFlip over k [ps]", 6)
 
 
 def plot_psflip_prng(rows: Sequence[dict]) -> Figure:

@@ -22,10 +22,11 @@ from simcore.models.ea3d.lattice import (
 )
 from simcore.models.ea3d.observables import PAIRS, energy_per_spin, overlaps
 from simcore.models.ea3d.rule import thresholds
+from simcore.models.lockstep import LockstepProgress
 from simcore.sampling import sampling_times
 
 
-class EA3DSimulation:
+class EA3DSimulation(LockstepProgress):
     """The EA3D model for one validated run config (``backend`` cpu or gpu)."""
 
     def __init__(self, cfg: dict):
@@ -94,15 +95,6 @@ class EA3DSimulation:
         from simcore.models import gpu_device_name
 
         return gpu_device_name()
-
-    def done(self, st: dict) -> bool:
-        """True when the last sampling time has been measured."""
-        return int(st["ti"]) >= self.times.size
-
-    def fraction_done(self, st: dict) -> float:
-        """Fraction of the job's sweeps that are done."""
-        ti = int(st["ti"])
-        return float(self.times[ti - 1] / self.times[-1]) if ti > 0 else 0.0
 
     def describe(self, st: dict) -> str:
         """Where the job stands, for progress lines."""

@@ -1,0 +1,21 @@
+"""Progress of a job whose samples all advance together (GPU KPZ, EA3D): the state's
+``ti`` counts the sampling times done of ``self.times``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class LockstepProgress:
+    """``done`` and ``fraction_done`` for jobs with ``self.times`` and a state ``ti``."""
+
+    times: np.ndarray
+
+    def done(self, st: dict) -> bool:
+        """True when the last sampling time has been measured."""
+        return int(st["ti"]) >= self.times.size
+
+    def fraction_done(self, st: dict) -> float:
+        """Fraction of the job's time (MCS or sweeps) that is done."""
+        ti = int(st["ti"])
+        return float(self.times[ti - 1] / self.times[-1]) if ti > 0 else 0.0
