@@ -1,5 +1,6 @@
-"""Progress of a job whose samples all advance together (GPU KPZ, EA3D): the state's
-``ti`` counts the sampling times done of ``self.times``."""
+"""Progress of a job whose samples all advance together: the state's ``ti`` counts the
+sampling times done of ``self.times``.  Used by EA3D; the GPU KPZ job has the same two
+methods and should use this too (not switched: no GPU time left to test it)."""
 
 from __future__ import annotations
 

@@ -17,13 +17,12 @@ from simcore.models.kpz import gpu_observables as obs
 from simcore.models.kpz.gpu import DDKernel
 from simcore.models.kpz.lattice import flat_lattice
 from simcore.models.kpz.simulation import KPZSimulation
-from simcore.models.lockstep import LockstepProgress
 from simcore.schedules.decomposed import geometry_from_config
 
 _GPU_KEYS = ("lat", "net", "snap_h", "snap_lat")
 
 
-class KPZGPUSimulation(LockstepProgress, KPZSimulation):
+class KPZGPUSimulation(KPZSimulation):
     """Octahedron model, two-layer DD scheme, on the current CUDA device."""
 
     def __init__(self, cfg: dict):
@@ -61,6 +60,15 @@ class KPZGPUSimulation(LockstepProgress, KPZSimulation):
     def device_name(self) -> str | None:
         """The CUDA device's name."""
         return gpu_device_name()
+
+    def done(self, st: dict) -> bool:
+        """True when the samples have reached t_max."""
+        return int(st["ti"]) >= self.times.size
+
+    def fraction_done(self, st: dict) -> float:
+        """Fraction of the MCS of the job that are done."""
+        ti = int(st["ti"])
+        return float(self.times[ti - 1] / self.times[-1]) if ti > 0 else 0.0
 
     def describe(self, st: dict) -> str:
         """Where the job stands, for progress lines."""
