@@ -2,20 +2,21 @@
 reference of darkins2024 sec. 3.2, for speed comparisons and as a second, independent
 integrator of the same master equation.
 
-Step k draws Philox counter (k, 0, 0, STREAM_BKL << 24): outputs 0, 1 give the uniform
-that picks the cell (by descending the tree of rates), outputs 2, 3 the uniform of the
-exponential time increment 1 / R ln(1 / u).  An event that would land at or after t_end
-is not applied (waiting times are memoryless, so the state at t_end is exact in law).
+Step k draws Philox counter (k, 0, sample, STREAM_BKL << 24): outputs 0, 1 give the
+uniform that picks the cell (by descending the tree of rates), outputs 2, 3 the Exp(1)
+variate of the time increment (divided by the total rate).  An event that would land
+at or after t_end is not applied (waiting times are memoryless, so the state at t_end
+is exact in law).  Rates come from the same class tables as the waiting-time code.
 """
 
 from __future__ import annotations
 
-import math
-
 import numba
 import numpy as np
 
-from simcore.models.kmc2d.rates import new_state, propensity
+from simcore.models.kmc2d.events import patch_class
+from simcore.models.kmc2d.rates import new_state
+from simcore.rng.exponential import exp_variate
 from simcore.rng.philox import philox4x32
 
 STREAM_BKL = 0x31
@@ -29,14 +30,14 @@ def _u53(a, b):
 
 
 @numba.njit(cache=True)
-def _build(x, model, params):
+def _build(x, model, rates):
     n, m = x.shape
     size = 1
     while size < n * m:
         size *= 2
     tree = np.zeros(2 * size)
     for c in range(n * m):
-        tree[size + c] = propensity(model, x, c // m, c % m, params)
+        tree[size + c] = rates[patch_class(model, x, c // m, c % m, 0)]
     for k in range(size - 1, 0, -1):
         tree[k] = tree[2 * k] + tree[2 * k + 1]
     return tree, size
@@ -45,6 +46,8 @@ def _build(x, model, params):
 @numba.njit(inline="always", cache=True)
 def _set(tree, size, c, rate):
     k = size + c
+    if tree[k] == rate:
+        return
     tree[k] = rate
     k //= 2
     while k >= 1:
@@ -65,27 +68,30 @@ def _pick(tree, size, target):
 
 
 @numba.njit(cache=True)
-def bkl_run(x, t, t_end, step, model, params, k0, k1):
+def bkl_run(x, t, t_end, step, model, rates, sample, k0, k1, max_events=-1):
     """Fire BKL events from time t until the next would be at or after t_end; returns
-    (t_end or the time when no event is possible, the next step counter, events)."""
+    (t_end or the time when no event is possible, the next step counter, events).
+    With ``max_events`` >= 0 it stops after that many events instead, returning the
+    time of the last one."""
     n, m = x.shape
-    tree, size = _build(x, model, params)
+    tree, size = _build(x, model, rates)
     events = 0
-    while True:
+    while events != max_events:
         total = tree[1]
         if total <= 0.0:
             return t, step, events
-        r0, r1, r2, r3 = philox4x32(step, 0, 0, STREAM_BKL << 24, k0, k1)
+        r0, r1, r2, r3 = philox4x32(step, 0, sample, STREAM_BKL << 24, k0, k1)
         step += 1
-        t_next = t - math.log(_u53(r2, r3)) / total
+        t_next = t + exp_variate(r2, r3) / total
         if not t_next < t_end:
             return t_end, step, events
         c = _pick(tree, size, (1.0 - _u53(r0, r1)) * total)
         i, j = c // m, c % m
-        x[i, j] = new_state(model, x, i, j)
+        x[i, j] = new_state(model, x[i, j])
         t = t_next
         events += 1
         for di in range(-1, 2):
             for dj in range(-1, 2):
                 ii, jj = (i + di) % n, (j + dj) % m
-                _set(tree, size, ii * m + jj, propensity(model, x, ii, jj, params))
+                _set(tree, size, ii * m + jj, rates[patch_class(model, x, ii, jj, 0)])
+    return t, step, events
