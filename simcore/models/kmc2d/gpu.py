@@ -1,0 +1,174 @@
+"""GPU backend of the tile algorithm: the CUDA kernels ``cuda/kmc2d_tiles.cu``.
+
+CuPy is imported inside functions only, so this module imports without a GPU.  All
+samples of a job live on the device and step in lockstep, each with its own time and dt
+(the control kernel is Algorithm 1 per sample), so small lattices still fill the GPU and
+the host synchronises only every few steps.  Kernels are compiled per (tile, model,
+patches per block) with ``--fmad=false``: the arithmetic of the waiting times must round
+exactly as on the CPU.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from simcore.models.kmc2d.rates import DIAGONALS, N_CLASSES
+
+CUDA_SOURCE = Path(__file__).with_name("cuda") / "kmc2d_tiles.cu"
+#: Include directory of the shared CUDA headers (philox.cuh, exponential.cuh).
+CUDA_INCLUDE = Path(__file__).resolve().parents[2] / "rng" / "cuda"
+#: Patches (threads) per block: shared memory, not threads, bounds the patches per SM.
+DEFAULT_DPB = 4
+HISTORY = 4096
+
+
+def compile_defines(B: int, model: int, dpb: int) -> tuple[str, ...]:
+    """The -D options of one kernel build."""
+    vals = {"B": B, "MODEL": model, "NCLS": N_CLASSES[model], "DIAG": int(DIAGONALS[model]),
+            "DPB": dpb}  # fmt: skip
+    return tuple(f"-D{k}={v}" for k, v in vals.items())
+
+
+def shared_bytes(B: int, model: int, dpb: int) -> int:
+    """Dynamic shared memory of one block of the advance kernel."""
+    nc = 9 * B * B
+    ng1 = nc // 8
+    ng2 = (ng1 + 7) // 8
+    ncls = N_CLASSES[model]
+    per_patch = nc * (8 + 4 + 4 + 1) + (ng1 + ng2) * (8 + 2) + 16 * 8
+    return dpb * per_patch + 8 * (ncls + ncls * ncls)
+
+
+@lru_cache(maxsize=16)
+def _module(defines: tuple[str, ...]):
+    import cupy as cp
+
+    options = ("-std=c++17", "--fmad=false", f"-I{CUDA_INCLUDE}", *defines)
+    return cp.RawModule(code=CUDA_SOURCE.read_text(), options=options)
+
+
+def to_tiles(a, B: int):
+    """(samples, L, L) -> tile-major (samples, B^2, tiles), on the array's device."""
+    S, L, _ = a.shape
+    nt = L // B
+    return a.reshape(S, nt, B, nt, B).transpose(0, 2, 4, 1, 3).reshape(S, B * B, nt * nt)
+
+
+def from_tiles(a, B: int, L: int):
+    """Tile-major (samples, B^2, tiles) -> (samples, L, L)."""
+    S = a.shape[0]
+    nt = L // B
+    return a.reshape(S, B, B, nt, nt).transpose(0, 3, 1, 4, 2).reshape(S, L, L)
+
+
+class TileKernel:
+    """The tile algorithm for a batch of samples of one (L, B, model, params) on the GPU.
+
+    State per sample: x, tau, cnt (front and back buffers, tile-major), t, dt, whether a
+    step was rejected yet, events, accepted and rejected steps, and the first
+    :data:`HISTORY` steps' (dt, accepted).
+    """
+
+    def __init__(self, L: int, B: int, model: int, inv, ratio, samples: int, k0: int,
+                 k1: int, dpb: int = DEFAULT_DPB):  # fmt: skip
+        import cupy as cp
+
+        if L % B or L < 3 * B or B < 4 or B & (B - 1) or B > 16:
+            raise ValueError(f"GPU tiles need B in 4, 8, 16 and L a multiple of B >= 3B; "
+                             f"got L = {L}, B = {B}")  # fmt: skip
+        self.L, self.B, self.model, self.samples = L, B, model, samples
+        self.nt = L // B
+        self.ntiles = self.nt * self.nt
+        self.k0, self.k1 = np.uint32(k0), np.uint32(k1)
+        self.dpb = dpb
+        mod = _module(compile_defines(B, model, dpb))
+        self._advance = mod.get_function("kmc2d_advance")
+        self._check = mod.get_function("kmc2d_check")
+        self._control = mod.get_function("kmc2d_control")
+        self.smem = shared_bytes(B, model, dpb)
+        self._advance.max_dynamic_shared_size_bytes = self.smem
+        self.inv = cp.asarray(inv, dtype=cp.float64)
+        self.ratio = cp.asarray(np.ascontiguousarray(ratio), dtype=cp.float64)
+        shape = (samples, B * B, self.ntiles)
+        self.x = [cp.zeros(shape, dtype=cp.int32) for _ in range(2)]
+        self.tau = [cp.zeros(shape, dtype=cp.float64) for _ in range(2)]
+        self.cnt = [cp.zeros(shape, dtype=cp.uint32) for _ in range(2)]
+        self.sums = cp.zeros((samples, 16, self.ntiles), dtype=cp.uint64)
+        self.central = cp.zeros((samples, self.ntiles), dtype=cp.uint32)
+        z = lambda dt: cp.zeros(samples, dtype=dt)  # noqa: E731
+        self.parity, self.active, self.cut = z(cp.int32), z(cp.int32), z(cp.int32)
+        self.rejected_once, self.mismatch = z(cp.int32), z(cp.int32)
+        self.t, self.dt, self.t_end = z(cp.float64), z(cp.float64), z(cp.float64)
+        self.step_events, self.events = z(cp.uint64), z(cp.uint64)
+        self.accepted, self.rejected = z(cp.uint64), z(cp.uint64)
+        self.hist_dt = cp.zeros((samples, HISTORY), dtype=cp.float64)
+        self.hist_ok = cp.zeros((samples, HISTORY), dtype=cp.int32)
+
+    # -- state in and out ------------------------------------------------------------
+    def upload(self, x, tau, cnt, t, dt, rejected_once, events, accepted, rejected,
+               hist_dt=None, hist_ok=None) -> None:  # fmt: skip
+        """Set the state of every sample from host arrays ((samples, L, L) and (samples,))."""
+        import cupy as cp
+
+        self.parity[:] = 0
+        self.x[0][:] = to_tiles(cp.asarray(x, dtype=cp.int32), self.B)
+        self.tau[0][:] = to_tiles(cp.asarray(tau, dtype=cp.float64), self.B)
+        self.cnt[0][:] = to_tiles(cp.asarray(cnt, dtype=cp.uint32), self.B)
+        self.t[:] = cp.asarray(t, dtype=cp.float64)
+        self.dt[:] = cp.asarray(dt, dtype=cp.float64)
+        self.rejected_once[:] = cp.asarray(rejected_once, dtype=cp.int32)
+        self.events[:] = cp.asarray(events, dtype=cp.uint64)
+        self.accepted[:] = cp.asarray(accepted, dtype=cp.uint64)
+        self.rejected[:] = cp.asarray(rejected, dtype=cp.uint64)
+        if hist_dt is not None:
+            self.hist_dt[:] = cp.asarray(hist_dt)
+            self.hist_ok[:] = cp.asarray(hist_ok)
+
+    def front(self, name: str):
+        """The front buffer of ``x``, ``tau`` or ``cnt`` as (samples, L, L) device arrays."""
+        import cupy as cp
+
+        bufs = getattr(self, name)
+        par = self.parity.get()
+        out = cp.empty((self.samples, self.B * self.B, self.ntiles), dtype=bufs[0].dtype)
+        for s in range(self.samples):
+            out[s] = bufs[int(par[s])][s]
+        return from_tiles(out, self.B, self.L)
+
+    # -- stepping -----------------------------------------------------------------------
+    def _control_launch(self, settle: int, target: float) -> None:
+        threads = 128
+        blocks = (self.samples + threads - 1) // threads
+        self._control((blocks,), (threads,), (
+            np.int32(self.samples), np.int32(settle), np.float64(target), self.active,
+            self.parity, self.t, self.dt, self.t_end, self.cut, self.rejected_once,
+            self.mismatch, self.step_events, self.events, self.accepted, self.rejected,
+            self.hist_dt, self.hist_ok, np.int32(HISTORY)))  # fmt: skip
+
+    def _step(self) -> None:
+        grid = ((self.ntiles + self.dpb - 1) // self.dpb, self.samples)
+        self._advance(grid, (self.dpb,), (
+            self.x[0], self.x[1], self.tau[0], self.tau[1], self.cnt[0], self.cnt[1],
+            self.parity, self.active, self.t, self.t_end, self.inv, self.ratio, self.sums,
+            self.central, np.int32(self.L), self.k0, self.k1), shared_mem=self.smem)  # fmt: skip
+        threads = 256
+        self._check(((self.ntiles + threads - 1) // threads, self.samples), (threads,), (
+            self.active, self.sums, self.central, self.mismatch, self.step_events,
+            np.int32(self.nt)))  # fmt: skip
+
+    def run_to(self, target: float, max_batch: int = 64) -> int:
+        """Steps of every sample until its time is ``target``; returns the launches made."""
+        self.active[:] = 1
+        self._control_launch(0, target)
+        launches, batch = 0, 1
+        while True:
+            for _ in range(batch):
+                self._step()
+                self._control_launch(1, target)
+            launches += batch
+            if not int(self.active.any()):
+                return launches
+            batch = min(2 * batch, max_batch)

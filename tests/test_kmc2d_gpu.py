@@ -1,0 +1,93 @@
+"""The GPU tile algorithm against its CPU twin, bit for bit (``pytest -m gpu``), and a
+compile check of the CUDA source wherever nvcc is installed."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+from test_kpz_gpu import needs_gpu
+
+from simcore.models.kmc2d.gpu import CUDA_INCLUDE, CUDA_SOURCE, compile_defines
+from simcore.models.kmc2d.rates import ISING, SOS, rate_tables
+from simcore.models.kmc2d.serial import initial_times
+from simcore.models.kmc2d.tiles import StepControl, TileIntegrator, first_dt
+
+K0, K1 = 0x1234, 0xABCD
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+@pytest.mark.parametrize(("B", "model", "dpb"), [(4, SOS, 8), (8, SOS, 4), (8, ISING, 2),
+                                                 (16, SOS, 1)])  # fmt: skip
+def test_cuda_source_compiles(tmp_path, B: int, model: int, dpb: int) -> None:
+    """nvcc -arch=sm_90 --ptx accepts the kernels for each tile size and rate model."""
+    out = tmp_path / "k.ptx"
+    cmd = ["nvcc", "-arch=sm_90", "--ptx", "-std=c++17", "--fmad=false", f"-I{CUDA_INCLUDE}"]
+    cmd += [*compile_defines(B, model, dpb), str(CUDA_SOURCE), "-o", str(out)]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    ptx = out.read_text()
+    assert "kmc2d_advance" in ptx and "kmc2d_control" in ptx
+    assert "fma.rn.f64" not in ptx  # waiting times must round as on the CPU
+
+
+def _starts(model: int, L: int, samples: int) -> np.ndarray:
+    if model == SOS:
+        return np.zeros((samples, L, L), dtype=np.int32)
+    rng = np.random.default_rng(L)
+    return rng.choice(np.array([-1, 1], dtype=np.int32), size=(samples, L, L))
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize(
+    ("model", "params", "L", "B", "dpb"),
+    [
+        (SOS, (1.0, 1.0), 64, 8, 4),
+        (SOS, (1.0, 0.0), 48, 8, 4),
+        (SOS, (1.0, 2.0), 64, 8, 1),
+        (SOS, (1.0, 1.0), 24, 8, 4),  # three tiles: the patch covers the torus
+        (SOS, (1.0, 0.5), 40, 4, 8),  # L not a power of two
+        (SOS, (0.7, 1.0), 64, 16, 2),
+        (ISING, (1.0, 0.1, 2.0), 32, 8, 4),
+        (ISING, (1.0, 0.0, 1.5), 32, 4, 8),
+    ],
+)
+def test_gpu_tiles_equal_the_cpu_twin(model, params, L: int, B: int, dpb: int) -> None:
+    """Three samples in lockstep on the GPU, each against the CPU twin with the same seed
+    and sample index: after every sampling time the lattice, waiting times, draw counters,
+    central event count, accepted and rejected steps and the dt history are identical."""
+    from simcore.models.kmc2d.gpu import TileKernel
+
+    samples, times = 3, (0.5, 3.0, 12.0, 40.0)
+    inv, ratio = rate_tables(model, params)
+    x0 = _starts(model, L, samples)
+    twins, taus, cnts = [], [], []
+    for s in range(samples):
+        tau, cnt = initial_times(x0[s], model, inv, s, K0, K1)
+        taus.append(tau)
+        cnts.append(cnt)
+        ctl = StepControl(t=0.0, dt=first_dt(tau, 0.0))
+        twins.append(TileIntegrator(x0[s].copy(), tau.copy(), cnt.copy(), B, model, inv, ratio,
+                                    s, K0, K1, ctl))  # fmt: skip
+    kern = TileKernel(L, B, model, inv, ratio, samples, K0, K1, dpb=dpb)
+    zeros = np.zeros(samples)
+    kern.upload(x0, np.stack(taus), np.stack(cnts), zeros, [tw.control.dt for tw in twins],
+                zeros, zeros, zeros, zeros)  # fmt: skip
+    for t in times:
+        kern.run_to(t)
+        x, tau, cnt = (kern.front(k).get() for k in ("x", "tau", "cnt"))
+        for s, tw in enumerate(twins):
+            tw.run_to(t)
+            c = tw.control
+            assert np.array_equal(x[s], tw.x), (t, s)
+            assert np.array_equal(tau[s], tw.tau) and np.array_equal(cnt[s], tw.cnt)
+            assert int(kern.events[s]) == tw.events
+            assert (int(kern.accepted[s]), int(kern.rejected[s])) == (c.accepted, c.rejected)
+            n = c.accepted + c.rejected
+            assert np.array_equal(kern.hist_dt[s, :n].get(), [h[0] for h in c.history])
+            assert np.array_equal(kern.hist_ok[s, :n].get(), [h[1] for h in c.history])
+            assert float(kern.t[s]) == c.t == t and float(kern.dt[s]) == c.dt
+    assert sum(tw.events for tw in twins) > 0
