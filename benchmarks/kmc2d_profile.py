@@ -17,7 +17,7 @@ n, phi, dpb, measure = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), f
 inv, ratio = rate_tables(SOS, (1.0, phi))
 x = np.zeros((n, n), dtype=np.int32)
 tau, cnt = initial_times(x, SOS, inv, 0, 1, 0)
-k = TileKernel(n, 8, SOS, inv, ratio, 1, 1, 0, dpb=dpb)
+k = TileKernel(n, 8, SOS, inv, ratio, 1, 1, 0, dpb=dpb, nt=64 if dpb < 4 else 128)
 z = [0]
 k.upload(x[None], tau[None], cnt[None], z, [first_dt(tau, 0.0)], z, z, z, z)
 k.run_to(2.0)
@@ -34,7 +34,10 @@ for label, dt in (("events", measure), ("no events", 0.0)):
     if label == "events":
         cp.cuda.profiler.stop()
     sec = time.perf_counter() - start
-    print(f"{label}: {sec * 1e3:.2f} ms, central events {int(k.step_events[0])}, "
-          f"{int(k.step_events[0]) / max(sec, 1e-9):.3e} real ev/s", flush=True)
+    print(
+        f"{label}: {sec * 1e3:.2f} ms, central events {int(k.step_events[0])}, "
+        f"{int(k.step_events[0]) / max(sec, 1e-9):.3e} real ev/s",
+        flush=True,
+    )
     k.step_events[:] = 0
     k.mismatch[:] = 0

@@ -19,8 +19,9 @@ K0, K1 = 0x1234, 0xABCD
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
-@pytest.mark.parametrize(("B", "model", "dpb"), [(4, SOS, 8), (8, SOS, 4), (8, ISING, 2),
-                                                 (16, SOS, 1)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("B", "model", "dpb"), [(4, SOS, 8), (8, SOS, 4), (8, ISING, 2), (16, SOS, 1)]
+)
 def test_cuda_source_compiles(tmp_path, B: int, model: int, dpb: int) -> None:
     """nvcc -arch=sm_90 --ptx accepts the kernels for each tile size and rate model."""
     out = tmp_path / "k.ptx"
@@ -70,12 +71,24 @@ def test_gpu_tiles_equal_the_cpu_twin(model, params, L: int, B: int, dpb: int) -
         taus.append(tau)
         cnts.append(cnt)
         ctl = StepControl(t=0.0, dt=first_dt(tau, 0.0))
-        twins.append(TileIntegrator(x0[s].copy(), tau.copy(), cnt.copy(), B, model, inv, ratio,
-                                    s, K0, K1, ctl))  # fmt: skip
+        twins.append(
+            TileIntegrator(
+                x0[s].copy(), tau.copy(), cnt.copy(), B, model, inv, ratio, s, K0, K1, ctl
+            )
+        )
     kern = TileKernel(L, B, model, inv, ratio, samples, K0, K1, dpb=dpb)
     zeros = np.zeros(samples)
-    kern.upload(x0, np.stack(taus), np.stack(cnts), zeros, [tw.control.dt for tw in twins],
-                zeros, zeros, zeros, zeros)  # fmt: skip
+    kern.upload(
+        x0,
+        np.stack(taus),
+        np.stack(cnts),
+        zeros,
+        [tw.control.dt for tw in twins],
+        zeros,
+        zeros,
+        zeros,
+        zeros,
+    )
     for t in times:
         kern.run_to(t)
         x, tau, cnt = (kern.front(k).get() for k in ("x", "tau", "cnt"))

@@ -18,9 +18,20 @@ import numpy as np
 from simcore.models.kmc2d.rates import SOS, rate_table, rate_tables
 
 BENCH_KMC2D_FIELDS = (
-    "n", "phi", "tile", "backend", "device", "events", "seconds", "events_per_s",
-    "accepted", "rejected", "events_per_tile_step", "step_density", "commit",
-)  # fmt: skip
+    "n",
+    "phi",
+    "tile",
+    "backend",
+    "device",
+    "events",
+    "seconds",
+    "events_per_s",
+    "accepted",
+    "rejected",
+    "events_per_tile_step",
+    "step_density",
+    "commit",
+)
 
 
 def step_density(x: np.ndarray) -> float:
@@ -32,20 +43,31 @@ def step_density(x: np.ndarray) -> float:
     return float(higher.mean())
 
 
-def bench_gpu(n: int, phi: float, tile: int, relax: float, measure: float, seed: int = 1,
-              k2: float = 1.0, dpb: int | None = None) -> dict:  # fmt: skip
+def bench_gpu(
+    n: int,
+    phi: float,
+    tile: int,
+    relax: float,
+    measure: float,
+    seed: int = 1,
+    k2: float = 1.0,
+    dpb: int | None = None,
+    nt: int | None = None,
+) -> dict:
     """Real events per second of the GPU tile algorithm on one relaxed n x n SOS surface;
     also the final surface (``x``, host) for the BKL benchmark."""
     import cupy as cp
 
-    from simcore.models.kmc2d.gpu import DEFAULT_DPB, TileKernel
+    from simcore.models.kmc2d.gpu import DEFAULT_DPB, DEFAULT_NT, TileKernel
     from simcore.models.kmc2d.serial import initial_times
     from simcore.models.kmc2d.tiles import first_dt
 
     inv, ratio = rate_tables(SOS, (k2, phi))
     x = np.zeros((n, n), dtype=np.int32)
     tau, cnt = initial_times(x, SOS, inv, 0, seed, 0)
-    kern = TileKernel(n, tile, SOS, inv, ratio, 1, seed, 0, dpb=dpb or DEFAULT_DPB)
+    kern = TileKernel(
+        n, tile, SOS, inv, ratio, 1, seed, 0, dpb=dpb or DEFAULT_DPB, nt=nt or DEFAULT_NT
+    )
     z = [0]
     kern.upload(x[None], tau[None], cnt[None], z, [first_dt(tau, 0.0)], z, z, z, z)
     cells = n * n
@@ -67,11 +89,18 @@ def bench_gpu(n: int, phi: float, tile: int, relax: float, measure: float, seed:
     acc, rej = int(kern.accepted[0]) - a0, int(kern.rejected[0]) - r0
     xf = kern.front("x")[0].get()
     return {
-        "n": n, "phi": phi, "tile": tile, "events": events, "seconds": seconds,
-        "events_per_s": events / seconds, "accepted": acc, "rejected": rej,
+        "n": n,
+        "phi": phi,
+        "tile": tile,
+        "events": events,
+        "seconds": seconds,
+        "events_per_s": events / seconds,
+        "accepted": acc,
+        "rejected": rej,
         "events_per_tile_step": events / max(acc, 1) / kern.ntiles,
-        "step_density": step_density(xf), "x": xf,
-    }  # fmt: skip
+        "step_density": step_density(xf),
+        "x": xf,
+    }
 
 
 def bench_bkl(x: np.ndarray, phi: float, events: int, seed: int = 2, k2: float = 1.0) -> dict:
@@ -88,5 +117,10 @@ def bench_bkl(x: np.ndarray, phi: float, events: int, seed: int = 2, k2: float =
     start = time.perf_counter()
     _, _, done = bkl_run(x, 0.0, np.inf, 0, SOS, rates, 0, seed, 0, events)
     seconds = time.perf_counter() - start - build
-    return {"n": x.shape[0], "phi": phi, "events": done, "seconds": seconds,
-            "events_per_s": done / seconds}  # fmt: skip
+    return {
+        "n": x.shape[0],
+        "phi": phi,
+        "events": done,
+        "seconds": seconds,
+        "events_per_s": done / seconds,
+    }

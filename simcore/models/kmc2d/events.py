@@ -95,9 +95,10 @@ def init_patch(x, tau, cnt, cls, t, model, inv, lo, oi, oj, L, sample, k0, k1):
 @numba.njit(inline="always", cache=True)
 def fire(x, tau, cnt, cls, a, b, t, model, inv, ratio, lo, oi, oj, L, sample, k0, k1):
     """The event of cell (a, b) at time t: new state, a fresh waiting time for the cell,
-    and for each neighbour whose class changed its residual waiting time rescaled by
+    and for each neighbour whose rate changed its residual waiting time rescaled by
     A_old / A_new (exact in law, since residual waiting times are memoryless); a
-    neighbour that leaves a rate-0 class draws, one that enters it gets infinity."""
+    neighbour that leaves a rate-0 class draws, one that enters it gets infinity.  A
+    neighbour whose class changed but not its rate keeps its time."""
     n, m = x.shape
     x[a, b] = new_state(model, x[a, b])
     for da in range(-1, 2):
@@ -116,6 +117,8 @@ def fire(x, tau, cnt, cls, a, b, t, model, inv, ratio, lo, oi, oj, L, sample, k0
                 )
             elif c_new != c_old:
                 cls[aa, bb] = c_new
+                if inv[c_old] == inv[c_new]:
+                    continue  # same rate: the residual time stays as it is
                 if inv[c_old] == np.inf:
                     tau[aa, bb] = new_time(
                         t, c_new, global_index(aa, bb, oi, oj, L), cnt, aa, bb, inv, sample, k0, k1

@@ -20,15 +20,23 @@ from simcore.models.kmc2d.rates import DIAGONALS, N_CLASSES
 CUDA_SOURCE = Path(__file__).with_name("cuda") / "kmc2d_tiles.cu"
 #: Include directory of the shared CUDA headers (philox.cuh, exponential.cuh).
 CUDA_INCLUDE = Path(__file__).resolve().parents[2] / "rng" / "cuda"
-#: Patches (threads) per block: shared memory, not threads, bounds the patches per SM.
-DEFAULT_DPB = 4
+#: Patches per block (a power of two): shared memory, not threads, bounds the patches
+#: per SM; and the threads per block that load, set up and store them.
+DEFAULT_DPB = 1
+DEFAULT_NT = 64
 HISTORY = 4096
 
 
-def compile_defines(B: int, model: int, dpb: int) -> tuple[str, ...]:
+def compile_defines(B: int, model: int, dpb: int, nt: int = DEFAULT_NT) -> tuple[str, ...]:
     """The -D options of one kernel build."""
-    vals = {"B": B, "MODEL": model, "NCLS": N_CLASSES[model], "DIAG": int(DIAGONALS[model]),
-            "DPB": dpb}  # fmt: skip
+    vals = {
+        "B": B,
+        "MODEL": model,
+        "NCLS": N_CLASSES[model],
+        "DIAG": int(DIAGONALS[model]),
+        "DPB": dpb,
+        "NT": nt,
+    }
     return tuple(f"-D{k}={v}" for k, v in vals.items())
 
 
@@ -38,7 +46,7 @@ def shared_bytes(B: int, model: int, dpb: int) -> int:
     ng1 = nc // 8
     ng2 = (ng1 + 7) // 8
     ncls = N_CLASSES[model]
-    per_patch = nc * (8 + 4 + 4 + 1) + (ng1 + ng2) * (8 + 2) + 16 * 8
+    per_patch = nc * (8 + 4 + 4 + 1) + (ng1 + ng2) * (8 + 2) + 16 * 8 + 2 * 4
     return dpb * per_patch + 8 * (ncls + ncls * ncls)
 
 
@@ -72,19 +80,35 @@ class TileKernel:
     :data:`HISTORY` steps' (dt, accepted).
     """
 
-    def __init__(self, L: int, B: int, model: int, inv, ratio, samples: int, k0: int,
-                 k1: int, dpb: int = DEFAULT_DPB):  # fmt: skip
+    def __init__(
+        self,
+        L: int,
+        B: int,
+        model: int,
+        inv,
+        ratio,
+        samples: int,
+        k0: int,
+        k1: int,
+        dpb: int = DEFAULT_DPB,
+        nt: int = DEFAULT_NT,
+    ):
         import cupy as cp
 
         if L % B or L < 3 * B or B < 4 or B & (B - 1) or B > 16:
-            raise ValueError(f"GPU tiles need B in 4, 8, 16 and L a multiple of B >= 3B; "
-                             f"got L = {L}, B = {B}")  # fmt: skip
+            raise ValueError(
+                f"GPU tiles need B in 4, 8, 16 and L a multiple of B >= 3B; got L = {L}, B = {B}"
+            )
         self.L, self.B, self.model, self.samples = L, B, model, samples
         self.nt = L // B
         self.ntiles = self.nt * self.nt
         self.k0, self.k1 = np.uint32(k0), np.uint32(k1)
-        self.dpb = dpb
-        mod = _module(compile_defines(B, model, dpb))
+        if dpb & (dpb - 1) or nt % 32:
+            raise ValueError(
+                f"patches per block {dpb} must be a power of two and threads {nt} a multiple of 32"
+            )
+        self.dpb, self.threads = dpb, nt
+        mod = _module(compile_defines(B, model, dpb, nt))
         self._advance = mod.get_function("kmc2d_advance")
         self._check = mod.get_function("kmc2d_check")
         self._control = mod.get_function("kmc2d_control")
@@ -108,8 +132,20 @@ class TileKernel:
         self.hist_ok = cp.zeros((samples, HISTORY), dtype=cp.int32)
 
     # -- state in and out ------------------------------------------------------------
-    def upload(self, x, tau, cnt, t, dt, rejected_once, events, accepted, rejected,
-               hist_dt=None, hist_ok=None) -> None:  # fmt: skip
+    def upload(
+        self,
+        x,
+        tau,
+        cnt,
+        t,
+        dt,
+        rejected_once,
+        events,
+        accepted,
+        rejected,
+        hist_dt=None,
+        hist_ok=None,
+    ) -> None:
         """Set the state of every sample from host arrays ((samples, L, L) and (samples,))."""
         import cupy as cp
 
@@ -142,22 +178,69 @@ class TileKernel:
     def _control_launch(self, settle: int, target: float) -> None:
         threads = 128
         blocks = (self.samples + threads - 1) // threads
-        self._control((blocks,), (threads,), (
-            np.int32(self.samples), np.int32(settle), np.float64(target), self.active,
-            self.parity, self.t, self.dt, self.t_end, self.cut, self.rejected_once,
-            self.mismatch, self.step_events, self.events, self.accepted, self.rejected,
-            self.hist_dt, self.hist_ok, np.int32(HISTORY)))  # fmt: skip
+        self._control(
+            (blocks,),
+            (threads,),
+            (
+                np.int32(self.samples),
+                np.int32(settle),
+                np.float64(target),
+                self.active,
+                self.parity,
+                self.t,
+                self.dt,
+                self.t_end,
+                self.cut,
+                self.rejected_once,
+                self.mismatch,
+                self.step_events,
+                self.events,
+                self.accepted,
+                self.rejected,
+                self.hist_dt,
+                self.hist_ok,
+                np.int32(HISTORY),
+            ),
+        )
 
     def _step(self) -> None:
         grid = ((self.ntiles + self.dpb - 1) // self.dpb, self.samples)
-        self._advance(grid, (self.dpb,), (
-            self.x[0], self.x[1], self.tau[0], self.tau[1], self.cnt[0], self.cnt[1],
-            self.parity, self.active, self.t, self.t_end, self.inv, self.ratio, self.sums,
-            self.central, np.int32(self.L), self.k0, self.k1), shared_mem=self.smem)  # fmt: skip
+        self._advance(
+            grid,
+            (self.threads,),
+            (
+                self.x[0],
+                self.x[1],
+                self.tau[0],
+                self.tau[1],
+                self.cnt[0],
+                self.cnt[1],
+                self.parity,
+                self.active,
+                self.t_end,
+                self.inv,
+                self.ratio,
+                self.sums,
+                self.central,
+                np.int32(self.L),
+                self.k0,
+                self.k1,
+            ),
+            shared_mem=self.smem,
+        )
         threads = 256
-        self._check(((self.ntiles + threads - 1) // threads, self.samples), (threads,), (
-            self.active, self.sums, self.central, self.mismatch, self.step_events,
-            np.int32(self.nt)))  # fmt: skip
+        self._check(
+            ((self.ntiles + threads - 1) // threads, self.samples),
+            (threads,),
+            (
+                self.active,
+                self.sums,
+                self.central,
+                self.mismatch,
+                self.step_events,
+                np.int32(self.nt),
+            ),
+        )
 
     def run_to(self, target: float, max_batch: int = 64) -> int:
         """Steps of every sample until its time is ``target``; returns the launches made."""

@@ -1,13 +1,17 @@
 // The tile algorithm of darkins2024 on the GPU: the twin of simcore/models/kmc2d/tiles.py
-// and events.py (numba), bit for bit.  One thread advances one tile's patch (its 3 x 3-tile
-// neighbourhood, outer ring fixed) held in shared memory; the next event comes from an
-// 8-ary min-tree over the patch (leaf groups of 8 cells, then groups of 8 groups, then a
-// scan), ties to the smaller global cell index as in the serial integrator.
+// and events.py (numba), bit for bit.
+//
+// A block holds DPB patches (each a tile's 3 x 3-tile neighbourhood, outer ring fixed) in
+// shared memory.  All NT threads of the block load the patches (coalesced), compute the
+// rate classes and build the next-event trees; then one thread per patch fires its events
+// in time order; then all threads store the central tiles.  The next event comes from an
+// 8-ary min-tree over the patch (groups of 8 cells, groups of 8 groups, a scan of those),
+// ties to the smaller global cell index as in the serial integrator.
 //
 // Compile-time constants: B (tile side), MODEL (0 sos, 1 ising), NCLS (rate classes),
-// DIAG (1: rates depend on the diagonal neighbours), DPB (patches = threads per block).
-// Global arrays are tile-major per sample: cell k = a B + b of tile T of sample s is
-// element (s B^2 + k) ntiles + T, so neighbouring threads touch neighbouring words.
+// DIAG (1: rates depend on the diagonal neighbours), DPB (patches per block), NT (threads
+// per block).  Global arrays are tile-major per sample: cell k = a B + b of tile T of
+// sample s is element (s B^2 + k) ntiles + T, so neighbouring tiles are neighbouring words.
 #include "exponential.cuh"
 #include "philox.cuh"
 
@@ -17,10 +21,12 @@
 #define NG2 ((NG1 + 7) / 8)
 #define STREAM_KMC 0x30u
 #define STATE_MIX 0x9E3779B97F4A7C15ull
-#define INF __longlong_as_double(0x7ff0000000000000ll)
 
 typedef unsigned char u8;
 typedef unsigned short u16;
+typedef unsigned long long u64;
+
+__device__ __forceinline__ double inf() { return __longlong_as_double(0x7ff0000000000000ll); }
 
 // -- the rate model (simcore/models/kmc2d/rates.py) ------------------------------------
 __device__ __forceinline__ int rate_class(int c, int n, int s, int w, int e, int nw, int ne,
@@ -41,271 +47,294 @@ __device__ __forceinline__ int new_state(int c) {
 #endif
 }
 
-// -- one patch in shared memory, element k of patch d at [k DPB + d] ------------------
-struct Patch {
-  double *tau;
-  int *x;
+// -- shared memory: element k of patch d at [k DPB + d] -------------------------------
+struct Smem {
+  double *tau, *t1, *t2, *inv, *ratio;
+  u64 *sums;
+  int *x, *oi, *oj;
   u32 *cnt;
+  u16 *i1, *i2;
   u8 *cls;
-  double *t1;  // level 1: min time of each leaf group
-  u16 *i1;     //          and its leaf
-  double *t2;  // level 2
-  u16 *i2;
-  unsigned long long *sums;  // 16 checksums
-  int d;
-  __device__ __forceinline__ int &X(int k) { return x[k * DPB + d]; }
-  __device__ __forceinline__ double &TAU(int k) { return tau[k * DPB + d]; }
 };
 
-struct Ctx {
-  const double *inv, *ratio;
-  int oi, oj, L;
-  u32 sample, k0, k1;
-};
-
-__device__ __forceinline__ u32 global_index(const Ctx &c, int a, int b) {
-  return (u32)(((c.oi + a) % c.L) * c.L + (c.oj + b) % c.L);
+__device__ __forceinline__ Smem carve(unsigned char *p) {
+  Smem m;
+  m.tau = (double *)p;
+  m.t1 = m.tau + NC * DPB;
+  m.t2 = m.t1 + NG1 * DPB;
+  m.sums = (u64 *)(m.t2 + NG2 * DPB);
+  m.inv = (double *)(m.sums + 16 * DPB);
+  m.ratio = m.inv + NCLS;
+  m.x = (int *)(m.ratio + NCLS * NCLS);
+  m.oi = m.x + NC * DPB;
+  m.oj = m.oi + DPB;
+  m.cnt = (u32 *)(m.oj + DPB);
+  m.i1 = (u16 *)(m.cnt + NC * DPB);
+  m.i2 = m.i1 + NG1 * DPB;
+  m.cls = (u8 *)(m.i2 + NG2 * DPB);
+  return m;
 }
 
-__device__ __forceinline__ int patch_class(Patch &p, int a, int b) {
-  int k = a * S + b;
-  return rate_class(p.X(k), p.X(k - S), p.X(k + S), p.X(k - 1), p.X(k + 1), p.X(k - S - 1),
-                    p.X(k - S + 1), p.X(k + S - 1), p.X(k + S + 1));
+// Global row (or column) of patch coordinate a for a patch origin o in [0, L).
+__device__ __forceinline__ int wrap(int o, int a, int L) {
+  int g = o + a;
+  return g >= L ? g - L : g;
 }
 
-// Waiting time of a cell of class cls drawn at time t (infinity, no draw, for rate 0).
-__device__ __forceinline__ double new_time(const Ctx &c, Patch &p, double t, int cls, int a,
-                                           int b) {
-  double inv = c.inv[cls];
-  if (inv == INF) return INF;
-  int k = a * S + b;
-  u32 n = p.cnt[k * DPB + p.d];
-  p.cnt[k * DPB + p.d] = n + 1;
-  P4 r = philox(global_index(c, a, b), n, c.sample, STREAM_KMC << 24, c.k0, c.k1);
-  return __dadd_rn(t, __dmul_rn(exp_variate(r.v[0], r.v[1]), inv));
+// The cold path of the tie-break: is leaf q's global index below leaf p's?
+__device__ __noinline__ bool lower_index(int q, int p, int oi, int oj, int L) {
+  u32 gq = (u32)wrap(oi, q / S, L) * (u32)L + (u32)wrap(oj, q % S, L);
+  u32 gp = (u32)wrap(oi, p / S, L) * (u32)L + (u32)wrap(oj, p % S, L);
+  return gq < gp;
 }
 
-// Is leaf q earlier than leaf p (ties: the smaller global index; infinities never fire)?
-__device__ __forceinline__ bool earlier(const Ctx &c, double tq, int q, double tp, int p) {
-  if (tq < tp) return true;
-  if (tq == tp && tp < INF) return global_index(c, q / S, q % S) < global_index(c, p / S, p % S);
-  return false;
+// Is leaf q (time tq) earlier than leaf p (time tp)?  Infinities never fire, so ties
+// between them need no order.
+__device__ __forceinline__ bool earlier(double tq, int q, double tp, int p, int oi, int oj,
+                                        int L) {
+  return tq < tp || (tq == tp && tp < inf() && lower_index(q, p, oi, oj, L));
 }
 
-__device__ __forceinline__ void group1(const Ctx &c, Patch &p, int g) {
+__device__ __forceinline__ void group1(const Smem &m, int d, int g, int oi, int oj, int L) {
   int best = 8 * g;
-  double tb = p.TAU(best);
+  double tb = m.tau[best * DPB + d];
 #pragma unroll
   for (int j = 1; j < 8; j++) {
     int q = 8 * g + j;
-    double tq = p.TAU(q);
-    if (earlier(c, tq, q, tb, best)) {
+    double tq = m.tau[q * DPB + d];
+    if (earlier(tq, q, tb, best, oi, oj, L)) {
       tb = tq;
       best = q;
     }
   }
-  p.t1[g * DPB + p.d] = tb;
-  p.i1[g * DPB + p.d] = (u16)best;
+  m.t1[g * DPB + d] = tb;
+  m.i1[g * DPB + d] = (u16)best;
 }
 
-__device__ __forceinline__ void group2(const Ctx &c, Patch &p, int h) {
-  int lo = 8 * h, hi = min(8 * h + 8, NG1);
-  int best = p.i1[lo * DPB + p.d];
-  double tb = p.t1[lo * DPB + p.d];
-  for (int g = lo + 1; g < hi; g++) {
-    int q = p.i1[g * DPB + p.d];
-    double tq = p.t1[g * DPB + p.d];
-    if (earlier(c, tq, q, tb, best)) {
-      tb = tq;
-      best = q;
-    }
-  }
-  p.t2[h * DPB + p.d] = tb;
-  p.i2[h * DPB + p.d] = (u16)best;
-}
-
-// Checksum bands (events.py _account): own border facing d (0..7), halo in direction d (8..15).
-__device__ __forceinline__ int side(int a) { return a < B ? -1 : (a >= 2 * B ? 1 : 0); }
-
-__device__ __forceinline__ void account(Patch &p, int a, int b, unsigned long long term,
-                                        u32 &central) {
-  int sa = side(a), sb = side(b);
-  unsigned long long *s = p.sums;
-  if (sa == 0 && sb == 0) {
-    central++;
-    bool top = a == B, bottom = a == 2 * B - 1, left = b == B, right = b == 2 * B - 1;
-    if (top) s[0 * DPB + p.d] += term;
-    if (bottom) s[1 * DPB + p.d] += term;
-    if (left) s[2 * DPB + p.d] += term;
-    if (right) s[3 * DPB + p.d] += term;
-    if (top && left) s[4 * DPB + p.d] += term;
-    if (top && right) s[5 * DPB + p.d] += term;
-    if (bottom && left) s[6 * DPB + p.d] += term;
-    if (bottom && right) s[7 * DPB + p.d] += term;
-    return;
-  }
-  bool ra = sa == 0 || a == (sa < 0 ? B - 1 : 2 * B);
-  bool rb = sb == 0 || b == (sb < 0 ? B - 1 : 2 * B);
-  if (!(ra && rb)) return;
-  // direction index of (sa, sb): U D L R UL UR DL DR
-  int d = sb == 0 ? (sa < 0 ? 0 : 1)
-                  : (sa == 0 ? (sb < 0 ? 2 : 3) : 4 + (sa > 0) * 2 + (sb > 0));
-  s[(8 + d) * DPB + p.d] += term;
-}
-
-__device__ __forceinline__ long long gidx(int s, int k, int T, int ntiles) {
-  return ((long long)s * B * B + k) * ntiles + T;
-}
-
-// Algorithm 2 for every tile of every active sample: front buffer (parity[s]) -> back.
-extern "C" __global__ void __launch_bounds__(DPB)
-    kmc2d_advance(int *x0, int *x1, double *tau0, double *tau1, u32 *cnt0, u32 *cnt1,
-                  const int *parity, const int *active, const double *t_now,
-                  const double *t_end, const double *inv_g, const double *ratio_g,
-                  unsigned long long *sums_g, u32 *central_g, int L, u32 k0, u32 k1) {
-  extern __shared__ __align__(16) unsigned char smem[];
-  double *tau = (double *)smem;
-  double *t1 = tau + NC * DPB;
-  double *t2 = t1 + NG1 * DPB;
-  unsigned long long *sums = (unsigned long long *)(t2 + NG2 * DPB);
-  double *inv = (double *)(sums + 16 * DPB);
-  double *ratio = inv + NCLS;
-  int *xs = (int *)(ratio + NCLS * NCLS);
-  u32 *cnt = (u32 *)(xs + NC * DPB);
-  u16 *i1 = (u16 *)(cnt + NC * DPB);
-  u16 *i2 = i1 + NG1 * DPB;
-  u8 *cls = (u8 *)(i2 + NG2 * DPB);
-
-  for (int i = threadIdx.x; i < NCLS; i += DPB) inv[i] = inv_g[i];
-  for (int i = threadIdx.x; i < NCLS * NCLS; i += DPB) ratio[i] = ratio_g[i];
-  __syncthreads();
-
-  const int nt = L / B, ntiles = nt * nt;
-  const int T = blockIdx.x * DPB + threadIdx.x;
-  const int s = blockIdx.y;
-  if (T >= ntiles || !active[s]) return;
-  const int *xf = parity[s] ? x1 : x0;
-  const double *tauf = parity[s] ? tau1 : tau0;
-  const u32 *cntf = parity[s] ? cnt1 : cnt0;
-  int *xb = parity[s] ? x0 : x1;
-  double *taub = parity[s] ? tau0 : tau1;
-  u32 *cntb = parity[s] ? cnt0 : cnt1;
-
-  Patch p{tau, xs, cnt, cls, t1, i1, t2, i2, sums, (int)threadIdx.x};
-  const int ti = T / nt, tj = T % nt;
-  Ctx c{inv, ratio, ((ti - 1 + nt) % nt) * B, ((tj - 1 + nt) % nt) * B, L, (u32)s, k0, k1};
-
-  // load the patch (ring: state only, time infinity)
-  for (int a = 0; a < S; a++) {
-    int gi = (c.oi + a) % L;
-    for (int b = 0; b < S; b++) {
-      int gj = (c.oj + b) % L;
-      int k = a * S + b;
-      long long g = gidx(s, (gi % B) * B + gj % B, (gi / B) * nt + gj / B, ntiles);
-      p.X(k) = xf[g];
-      bool live = a > 0 && a < S - 1 && b > 0 && b < S - 1;
-      p.TAU(k) = live ? tauf[g] : INF;
-      cnt[k * DPB + p.d] = live ? cntf[g] : 0u;
-    }
-  }
-  for (int a = 1; a < S - 1; a++)
-    for (int b = 1; b < S - 1; b++) cls[(a * S + b) * DPB + p.d] = (u8)patch_class(p, a, b);
-  for (int j = 0; j < 16; j++) sums[j * DPB + p.d] = 0ull;
-  for (int g = 0; g < NG1; g++) group1(c, p, g);
-  for (int h = 0; h < NG2; h++) group2(c, p, h);
-
-  const double tend = t_end[s];
-  u32 central = 0;
-  while (true) {
-    int best = p.i2[p.d];
-    double tb = p.t2[p.d];
-    for (int h = 1; h < NG2; h++) {
-      int q = p.i2[h * DPB + p.d];
-      double tq = p.t2[h * DPB + p.d];
-      if (earlier(c, tq, q, tb, best)) {
+__device__ __forceinline__ void group2(const Smem &m, int d, int h, int oi, int oj, int L) {
+  int best = m.i1[(8 * h) * DPB + d];
+  double tb = m.t1[(8 * h) * DPB + d];
+#pragma unroll
+  for (int j = 1; j < 8; j++) {
+    int g = 8 * h + j;
+    if (NG1 % 8 == 0 || g < NG1) {
+      int q = m.i1[g * DPB + d];
+      double tq = m.t1[g * DPB + d];
+      if (earlier(tq, q, tb, best, oi, oj, L)) {
         tb = tq;
         best = q;
       }
     }
-    if (!(tb < tend)) break;
+  }
+  m.t2[h * DPB + d] = tb;
+  m.i2[h * DPB + d] = (u16)best;
+}
+
+__device__ __forceinline__ int patch_class(const Smem &m, int d, int k) {
+  const int *x = m.x + d;
+  return rate_class(x[k * DPB], x[(k - S) * DPB], x[(k + S) * DPB], x[(k - 1) * DPB],
+                    x[(k + 1) * DPB], x[(k - S - 1) * DPB], x[(k - S + 1) * DPB],
+                    x[(k + S - 1) * DPB], x[(k + S + 1) * DPB]);
+}
+
+// A fresh waiting time of patch cell k (class cls) drawn at time t.
+__device__ __forceinline__ double draw_time(const Smem &m, int d, int k, int cls, double t,
+                                            int oi, int oj, int L, u32 sample, u32 k0, u32 k1) {
+  double inv = m.inv[cls];
+  if (inv == inf()) return inf();
+  u32 n = m.cnt[k * DPB + d];
+  m.cnt[k * DPB + d] = n + 1;
+  int a = k / S, b = k - (k / S) * S;
+  u32 g = (u32)wrap(oi, a, L) * (u32)L + (u32)wrap(oj, b, L);
+  P4 r = philox(g, n, sample, STREAM_KMC << 24, k0, k1);
+  return __dadd_rn(t, __dmul_rn(exp_variate(r.v[0], r.v[1]), inv));
+}
+
+// The rare neighbour that leaves a rate-0 class draws (kept out of line: small code).
+__device__ __noinline__ double cold_draw(Smem m, int d, int k, int cls, double t, int oi,
+                                         int oj, int L, u32 sample, u32 k0, u32 k1) {
+  return draw_time(m, d, k, cls, t, oi, oj, L, sample, k0, k1);
+}
+
+// The checksum terms of an event at patch cell (a, b) (events.py _account).
+__device__ __forceinline__ void account(const Smem &m, int d, int a, int b, u64 term,
+                                        u32 &central) {
+  u64 *s = m.sums + d;
+  bool ca = a >= B && a < 2 * B, cb = b >= B && b < 2 * B;
+  if (ca && cb) {
+    central++;
+    bool top = a == B, bottom = a == 2 * B - 1, left = b == B, right = b == 2 * B - 1;
+    if (top) s[0 * DPB] += term;
+    if (bottom) s[1 * DPB] += term;
+    if (left) s[2 * DPB] += term;
+    if (right) s[3 * DPB] += term;
+    if (top && left) s[4 * DPB] += term;
+    if (top && right) s[5 * DPB] += term;
+    if (bottom && left) s[6 * DPB] += term;
+    if (bottom && right) s[7 * DPB] += term;
+    return;
+  }
+  bool ra = ca || a == B - 1 || a == 2 * B, rb = cb || b == B - 1 || b == 2 * B;
+  if (ra && rb) {
+    // direction of (side a, side b): U D L R UL UR DL DR
+    int dir = cb ? (a < B ? 0 : 1) : (ca ? (b < B ? 2 : 3) : 4 + 2 * (a > B) + (b > B));
+    s[(8 + dir) * DPB] += term;
+  }
+}
+
+// Fire the patch's events in time order until the next is at or after tend.
+__device__ void run_patch(const Smem &m, int d, double tend, int oi, int oj, int L, u32 sample,
+                          u32 k0, u32 k1, u32 &central) {
+  while (true) {
+    int best = m.i2[d];
+    double tb = m.t2[d];
+#pragma unroll
+    for (int h = 1; h < NG2; h++) {
+      int q = m.i2[h * DPB + d];
+      double tq = m.t2[h * DPB + d];
+      if (earlier(tq, q, tb, best, oi, oj, L)) {
+        tb = tq;
+        best = q;
+      }
+    }
+    if (!(tb < tend)) return;
     const double t = tb;
-    const int a = best / S, b = best % S;
-    // the event (events.py fire)
-    int xn = new_state(p.X(best));
-    p.X(best) = xn;
-    int cf = patch_class(p, a, b);
-    cls[best * DPB + p.d] = (u8)cf;
-    p.TAU(best) = new_time(c, p, t, cf, a, b);
-    unsigned rows = 0;  // bit 3 r + (db + 1): cell (a + r - 1, b + db) changed
-    rows |= 1u << 4;
+    const int k = best;
+    const int a = k / S, b = k - (k / S) * S;
+    const int xn = new_state(m.x[k * DPB + d]);
+    m.x[k * DPB + d] = xn;
+    const int cf = patch_class(m, d, k);
+    m.cls[k * DPB + d] = (u8)cf;
+    m.tau[k * DPB + d] = draw_time(m, d, k, cf, t, oi, oj, L, sample, k0, k1);
+    // neighbours whose rate changed: rescale their residual times (events.py fire), and
+    // restore the groups of the tree they are in (the fired cell's group comes after)
+    u64 h_todo = 1ull << (k >> 6);
 #pragma unroll
-    for (int da = -1; da <= 1; da++) {
-#pragma unroll
-      for (int db = -1; db <= 1; db++) {
-        if (da == 0 && db == 0) continue;
-        if (!DIAG && da != 0 && db != 0) continue;
-        int aa = a + da, bb = b + db;
-        if (aa < 1 || aa >= S - 1 || bb < 1 || bb >= S - 1) continue;
-        int q = aa * S + bb;
-        int cn = patch_class(p, aa, bb);
-        int co = cls[q * DPB + p.d];
-        if (cn == co) continue;
-        cls[q * DPB + p.d] = (u8)cn;
-        double tq;
-        if (inv[co] == INF)
-          tq = new_time(c, p, t, cn, aa, bb);
-        else if (inv[cn] == INF)
-          tq = INF;
-        else
-          tq = __dadd_rn(t, __dmul_rn(__dadd_rn(p.TAU(q), -t), ratio[co * NCLS + cn]));
-        p.TAU(q) = tq;
-        rows |= 1u << (3 * (da + 1) + db + 1);
-      }
+    for (int nb = 0; nb < (DIAG ? 8 : 4); nb++) {
+      const int da = nb == 0 ? -1 : nb == 1 ? 1 : nb < 4 ? 0 : (nb < 6 ? -1 : 1);
+      const int db = nb < 2 ? 0 : nb == 2 ? -1 : nb == 3 ? 1 : (nb % 2 ? 1 : -1);
+      const int q = k + da * S + db;
+      if (a + da < 1 || a + da > S - 2 || b + db < 1 || b + db > S - 2) continue;
+      const int cn = patch_class(m, d, q);
+      const int co = m.cls[q * DPB + d];
+      if (cn == co) continue;
+      m.cls[q * DPB + d] = (u8)cn;
+      const double io = m.inv[co], in = m.inv[cn];
+      if (io == in) continue;
+      double tq;
+      if (io == inf())
+        tq = cold_draw(m, d, q, cn, t, oi, oj, L, sample, k0, k1);
+      else if (in == inf())
+        tq = inf();
+      else
+        tq = __dadd_rn(t, __dmul_rn(__dadd_rn(m.tau[q * DPB + d], -t), m.ratio[co * NCLS + cn]));
+      m.tau[q * DPB + d] = tq;
+      if ((q >> 3) != (k >> 3)) group1(m, d, q >> 3, oi, oj, L);
+      h_todo |= 1ull << (q >> 6);
     }
-    unsigned long long tbits = (unsigned long long)__double_as_longlong(t);
-    account(p, a, b, tbits + STATE_MIX * (unsigned long long)(u32)xn, central);
-    // restore the tree over the changed cells
-    unsigned long long g2 = 0;  // level-2 nodes to redo (NG2 <= 64 for B <= 16)
-#pragma unroll
-    for (int r = 0; r < 3; r++) {
-      unsigned m = (rows >> (3 * r)) & 7u;
-      if (!m) continue;
-      int row = (a + r - 1) * S;
-      int lo = row + b + ((m & 1u) ? -1 : ((m & 2u) ? 0 : 1));
-      int hi = row + b + ((m & 4u) ? 1 : ((m & 2u) ? 0 : -1));
-      int ga = lo >> 3, gb = hi >> 3;
-      group1(c, p, ga);
-      g2 |= 1ull << (ga >> 3);
-      if (gb != ga) {
-        group1(c, p, gb);
-        g2 |= 1ull << (gb >> 3);
-      }
-    }
-    while (g2) {
-      int h = __ffsll((long long)g2) - 1;
-      g2 &= g2 - 1;
-      group2(c, p, h);
+    const u64 term = (u64)__double_as_longlong(t) + STATE_MIX * (u64)(u32)xn;
+    account(m, d, a, b, term, central);
+    group1(m, d, k >> 3, oi, oj, L);
+    while (h_todo) {
+      const int h = __ffsll((long long)h_todo) - 1;
+      h_todo &= h_todo - 1;
+      group2(m, d, h, oi, oj, L);
     }
   }
+}
 
-  // the central tile into the back buffer, checksums and the central event count
-  for (int a = B; a < 2 * B; a++)
-    for (int b = B; b < 2 * B; b++) {
-      int k = a * S + b;
-      long long g = gidx(s, (a - B) * B + (b - B), T, ntiles);
-      xb[g] = p.X(k);
-      taub[g] = p.TAU(k);
-      cntb[g] = cnt[k * DPB + p.d];
-    }
-  for (int j = 0; j < 16; j++) sums_g[((long long)s * 16 + j) * ntiles + T] = sums[j * DPB + p.d];
-  central_g[(long long)s * ntiles + T] = central;
+__device__ __forceinline__ long long gaddr(int s, int k, int T, int ntiles) {
+  return ((long long)s * B * B + k) * ntiles + T;
+}
+
+// Algorithm 2 for every tile of every active sample: front buffer (parity[s]) -> back.
+extern "C" __global__ void __launch_bounds__(NT)
+    kmc2d_advance(int *x0, int *x1, double *tau0, double *tau1, u32 *cnt0, u32 *cnt1,
+                  const int *parity, const int *active, const double *t_end,
+                  const double *inv_g, const double *ratio_g, u64 *sums_g, u32 *central_g,
+                  int L, u32 k0, u32 k1) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const int s = blockIdx.y;
+  if (!active[s]) return;
+  const Smem m = carve(smem);
+  const int nt = L / B, ntiles = nt * nt;
+  const int T0 = blockIdx.x * DPB;
+  const int par = parity[s];
+  const int *xf = par ? x1 : x0;
+  const double *tauf = par ? tau1 : tau0;
+  const u32 *cntf = par ? cnt1 : cnt0;
+
+  for (int i = threadIdx.x; i < NCLS; i += NT) m.inv[i] = inv_g[i];
+  for (int i = threadIdx.x; i < NCLS * NCLS; i += NT) m.ratio[i] = ratio_g[i];
+  if (threadIdx.x < DPB) {
+    const int T = min(T0 + (int)threadIdx.x, ntiles - 1);
+    const int ti = T / nt, tj = T - (T / nt) * nt;
+    m.oi[threadIdx.x] = (ti == 0 ? nt - 1 : ti - 1) * B;
+    m.oj[threadIdx.x] = (tj == 0 ? nt - 1 : tj - 1) * B;
+  }
+  __syncthreads();
+
+  // load the patches (ring: state only, time infinity), patch index fastest
+  for (int i = threadIdx.x; i < DPB * NC; i += NT) {
+    const int d = i % DPB, k = i / DPB;
+    if (T0 + d >= ntiles) continue;
+    const int a = k / S, b = k - (k / S) * S;
+    const int gi = wrap(m.oi[d], a, L), gj = wrap(m.oj[d], b, L);
+    const long long g = gaddr(s, (gi % B) * B + gj % B, (gi / B) * nt + gj / B, ntiles);
+    m.x[i] = xf[g];
+    const bool live = a > 0 && a < S - 1 && b > 0 && b < S - 1;
+    m.tau[i] = live ? tauf[g] : inf();
+    m.cnt[i] = live ? cntf[g] : 0u;
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < DPB * NC; i += NT) {
+    const int d = i % DPB, k = i / DPB;
+    const int a = k / S, b = k - (k / S) * S;
+    if (a > 0 && a < S - 1 && b > 0 && b < S - 1) m.cls[i] = (u8)patch_class(m, d, k);
+  }
+  for (int i = threadIdx.x; i < 16 * DPB; i += NT) m.sums[i] = 0ull;
+  for (int i = threadIdx.x; i < DPB * NG1; i += NT) {
+    const int d = i % DPB;
+    group1(m, d, i / DPB, m.oi[d], m.oj[d], L);
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < DPB * NG2; i += NT) {
+    const int d = i % DPB;
+    group2(m, d, i / DPB, m.oi[d], m.oj[d], L);
+  }
+  __syncthreads();
+
+  if (threadIdx.x < DPB && T0 + (int)threadIdx.x < ntiles) {
+    const int d = threadIdx.x;
+    u32 central = 0;
+    run_patch(m, d, t_end[s], m.oi[d], m.oj[d], L, (u32)s, k0, k1, central);
+    central_g[(long long)s * ntiles + T0 + d] = central;
+  }
+  __syncthreads();
+
+  // the central tiles into the back buffer, and the checksums
+  int *xb = par ? x0 : x1;
+  double *taub = par ? tau0 : tau1;
+  u32 *cntb = par ? cnt0 : cnt1;
+  for (int i = threadIdx.x; i < DPB * B * B; i += NT) {
+    const int d = i % DPB, c = i / DPB;
+    if (T0 + d >= ntiles) continue;
+    const int k = (B + c / B) * S + B + c % B;
+    const long long g = gaddr(s, c, T0 + d, ntiles);
+    xb[g] = m.x[k * DPB + d];
+    taub[g] = m.tau[k * DPB + d];
+    cntb[g] = m.cnt[k * DPB + d];
+  }
+  for (int i = threadIdx.x; i < 16 * DPB; i += NT) {
+    const int d = i % DPB, j = i / DPB;
+    if (T0 + d < ntiles) sums_g[((long long)s * 16 + j) * ntiles + T0 + d] = m.sums[i];
+  }
 }
 
 // Eqs. 3-4: every halo sum equals its owner's border sum; mismatches and the step's
 // central events per sample.
-extern "C" __global__ void kmc2d_check(const int *active, const unsigned long long *sums,
-                                       const u32 *central, int *mismatch,
-                                       unsigned long long *step_events, int nt) {
+extern "C" __global__ void kmc2d_check(const int *active, const u64 *sums, const u32 *central,
+                                       int *mismatch, u64 *step_events, int nt) {
   const int ntiles = nt * nt;
   const int T = blockIdx.x * blockDim.x + threadIdx.x;
   const int s = blockIdx.y;
@@ -325,7 +354,7 @@ extern "C" __global__ void kmc2d_check(const int *active, const unsigned long lo
     if (bad) atomicOr(&mismatch[s], 1);
     ev = central[(long long)s * ntiles + T];
   }
-  unsigned long long tot = ev;
+  u64 tot = ev;
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) tot += __shfl_down_sync(0xffffffffu, tot, o);
   if ((threadIdx.x & 31) == 0 && tot) atomicAdd(&step_events[s], tot);
@@ -336,18 +365,16 @@ extern "C" __global__ void kmc2d_check(const int *active, const unsigned long lo
 extern "C" __global__ void kmc2d_control(int samples, int settle, double target, int *active,
                                          int *parity, double *t_now, double *dt, double *t_end,
                                          int *cut, int *rejected_once, int *mismatch,
-                                         unsigned long long *step_events,
-                                         unsigned long long *events,
-                                         unsigned long long *accepted,
-                                         unsigned long long *rejected, double *hist_dt,
-                                         int *hist_ok, int hist_cap) {
+                                         u64 *step_events, u64 *events, u64 *accepted,
+                                         u64 *rejected, double *hist_dt, int *hist_ok,
+                                         int hist_cap) {
   int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= samples || !active[s]) return;
   if (settle) {
     bool ok = mismatch[s] == 0;
     double t = t_now[s], te = t_end[s];
-    unsigned long long n = accepted[s] + rejected[s];
-    if (n < (unsigned long long)hist_cap) {
+    u64 n = accepted[s] + rejected[s];
+    if (n < (u64)hist_cap) {
       hist_dt[(long long)s * hist_cap + n] = __dadd_rn(te, -t);
       hist_ok[(long long)s * hist_cap + n] = ok;
     }
