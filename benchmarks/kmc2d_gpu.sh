@@ -12,9 +12,9 @@ python3 -m pytest -m gpu -q -x tests/test_kmc2d_gpu.py > "$out/pytest_gpu.log" 2
 tail -15 "$out/pytest_gpu.log"
 python3 - <<'PY' 2>&1 | tee "$out/quick.txt"
 from simcore.models.kmc2d.bench import bench_gpu
-for n, phi, dpb, nt in [(4096, 0.0, 1, 64), (4096, 0.0, 2, 64), (4096, 0.0, 4, 128),
-                        (4096, 0.0, 1, 32), (4096, 1.0, 1, 64), (4096, 2.0, 1, 64),
-                        (4096, 3.0, 1, 64), (1024, 0.0, 1, 64), (256, 0.0, 1, 64)]:
+for n, phi, dpb, nt in [(4096, 0.0, 1, 32), (4096, 0.0, 2, 64), (4096, 0.0, 4, 128),
+                        (4096, 0.0, 4, 64), (4096, 0.0, 8, 128), (4096, 1.0, 4, 128),
+                        (4096, 2.0, 4, 128), (4096, 3.0, 4, 128), (1024, 0.0, 4, 128)]:
     r = bench_gpu(n, phi, 8, relax=2.0, measure=5.0, dpb=dpb, nt=nt)
     print(f"n={n} phi={phi} dpb={dpb} nt={nt}: {r['events_per_s']:.3e} ev/s "
           f"events={r['events']} s={r['seconds']:.2f} acc={r['accepted']} "

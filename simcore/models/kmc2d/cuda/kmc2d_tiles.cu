@@ -19,6 +19,7 @@
 #define NC (S * S)
 #define NG1 (NC / 8)
 #define NG2 ((NG1 + 7) / 8)
+#define NG1P (NG2 * 8)  // level-1 slots, padded with infinity to whole groups of 8
 #define STREAM_KMC 0x30u
 #define STATE_MIX 0x9E3779B97F4A7C15ull
 
@@ -61,7 +62,7 @@ __device__ __forceinline__ Smem carve(unsigned char *p) {
   Smem m;
   m.tau = (double *)p;
   m.t1 = m.tau + NC * DPB;
-  m.t2 = m.t1 + NG1 * DPB;
+  m.t2 = m.t1 + NG1P * DPB;
   m.sums = (u64 *)(m.t2 + NG2 * DPB);
   m.inv = (double *)(m.sums + 16 * DPB);
   m.ratio = m.inv + NCLS;
@@ -70,7 +71,7 @@ __device__ __forceinline__ Smem carve(unsigned char *p) {
   m.oj = m.oi + DPB;
   m.cnt = (u32 *)(m.oj + DPB);
   m.i1 = (u16 *)(m.cnt + NC * DPB);
-  m.i2 = m.i1 + NG1 * DPB;
+  m.i2 = m.i1 + NG1P * DPB;
   m.cls = (u8 *)(m.i2 + NG2 * DPB);
   return m;
 }
@@ -88,44 +89,60 @@ __device__ __noinline__ bool lower_index(int q, int p, int oi, int oj, int L) {
   return gq < gp;
 }
 
-// Is leaf q (time tq) earlier than leaf p (time tp)?  Infinities never fire, so ties
-// between them need no order.
+// Is leaf q (time tq) earlier than leaf p (time tp)?  Ties go to the smaller global index;
+// infinities never fire, so ties between them need no order.
 __device__ __forceinline__ bool earlier(double tq, int q, double tp, int p, int oi, int oj,
                                         int L) {
   return tq < tp || (tq == tp && tp < inf() && lower_index(q, p, oi, oj, L));
 }
 
-__device__ __forceinline__ void group1(const Smem &m, int d, int g, int oi, int oj, int L) {
-  int best = 8 * g;
-  double tb = m.tau[best * DPB + d];
-#pragma unroll
-  for (int j = 1; j < 8; j++) {
-    int q = 8 * g + j;
-    double tq = m.tau[q * DPB + d];
-    if (earlier(tq, q, tb, best, oi, oj, L)) {
-      tb = tq;
+// The earliest of n (time, leaf) pairs at stride DPB.  The hot path compares times only
+// (the first of equal times wins) and notes any tie of finite times; a tie, which has
+// probability ~2^-53 per comparison, sends the search down the exact path.
+__device__ __noinline__ void earliest_exact(const double *t, const u16 *leaf, int first, int n,
+                                            int oi, int oj, int L, double &tb, int &best) {
+  tb = t[0];
+  best = leaf ? (int)leaf[0] : first;
+  for (int j = 1; j < n; j++) {
+    const int q = leaf ? (int)leaf[j * DPB] : first + j;
+    if (earlier(t[j * DPB], q, tb, best, oi, oj, L)) {
+      tb = t[j * DPB];
       best = q;
     }
   }
+}
+
+template <int N>
+__device__ __forceinline__ void earliest(const double *t, const u16 *leaf, int first, int oi,
+                                         int oj, int L, double &tb, int &best) {
+  tb = t[0];
+  int jb = 0;
+  bool tie = false;
+#pragma unroll
+  for (int j = 1; j < N; j++) {
+    const double tq = t[j * DPB];
+    tie |= tq == tb && tq < inf();
+    if (tq < tb) {
+      tb = tq;
+      jb = j;
+    }
+  }
+  best = leaf ? (int)leaf[jb * DPB] : first + jb;
+  if (tie) earliest_exact(t, leaf, first, N, oi, oj, L, tb, best);
+}
+
+__device__ __forceinline__ void group1(const Smem &m, int d, int g, int oi, int oj, int L) {
+  double tb;
+  int best;
+  earliest<8>(m.tau + 8 * g * DPB + d, nullptr, 8 * g, oi, oj, L, tb, best);
   m.t1[g * DPB + d] = tb;
   m.i1[g * DPB + d] = (u16)best;
 }
 
 __device__ __forceinline__ void group2(const Smem &m, int d, int h, int oi, int oj, int L) {
-  int best = m.i1[(8 * h) * DPB + d];
-  double tb = m.t1[(8 * h) * DPB + d];
-#pragma unroll
-  for (int j = 1; j < 8; j++) {
-    int g = 8 * h + j;
-    if (NG1 % 8 == 0 || g < NG1) {
-      int q = m.i1[g * DPB + d];
-      double tq = m.t1[g * DPB + d];
-      if (earlier(tq, q, tb, best, oi, oj, L)) {
-        tb = tq;
-        best = q;
-      }
-    }
-  }
+  double tb;
+  int best;
+  earliest<8>(m.t1 + 8 * h * DPB + d, m.i1 + 8 * h * DPB + d, 0, oi, oj, L, tb, best);
   m.t2[h * DPB + d] = tb;
   m.i2[h * DPB + d] = (u16)best;
 }
@@ -186,17 +203,9 @@ __device__ __forceinline__ void account(const Smem &m, int d, int a, int b, u64 
 __device__ void run_patch(const Smem &m, int d, double tend, int oi, int oj, int L, u32 sample,
                           u32 k0, u32 k1, u32 &central) {
   while (true) {
-    int best = m.i2[d];
-    double tb = m.t2[d];
-#pragma unroll
-    for (int h = 1; h < NG2; h++) {
-      int q = m.i2[h * DPB + d];
-      double tq = m.t2[h * DPB + d];
-      if (earlier(tq, q, tb, best, oi, oj, L)) {
-        tb = tq;
-        best = q;
-      }
-    }
+    double tb;
+    int best;
+    earliest<NG2>(m.t2 + d, m.i2 + d, 0, oi, oj, L, tb, best);
     if (!(tb < tend)) return;
     const double t = tb;
     const int k = best;
@@ -206,15 +215,15 @@ __device__ void run_patch(const Smem &m, int d, double tend, int oi, int oj, int
     const int cf = patch_class(m, d, k);
     m.cls[k * DPB + d] = (u8)cf;
     m.tau[k * DPB + d] = draw_time(m, d, k, cf, t, oi, oj, L, sample, k0, k1);
-    // neighbours whose rate changed: rescale their residual times (events.py fire), and
-    // restore the groups of the tree they are in (the fired cell's group comes after)
-    u64 h_todo = 1ull << (k >> 6);
-#pragma unroll
+    // groups of the tree to redo: bit 2 r + c is the group of cell (a + r - 1, b - 1 + 2 c)
+    u32 redo = 1u << (2 + ((k >> 3) == ((k + 1) >> 3)));
+    // neighbours whose rate changed: rescale their residual times (events.py fire)
+#pragma unroll 1
     for (int nb = 0; nb < (DIAG ? 8 : 4); nb++) {
       const int da = nb == 0 ? -1 : nb == 1 ? 1 : nb < 4 ? 0 : (nb < 6 ? -1 : 1);
       const int db = nb < 2 ? 0 : nb == 2 ? -1 : nb == 3 ? 1 : (nb % 2 ? 1 : -1);
-      const int q = k + da * S + db;
       if (a + da < 1 || a + da > S - 2 || b + db < 1 || b + db > S - 2) continue;
+      const int q = k + da * S + db;
       const int cn = patch_class(m, d, q);
       const int co = m.cls[q * DPB + d];
       if (cn == co) continue;
@@ -229,12 +238,22 @@ __device__ void run_patch(const Smem &m, int d, double tend, int oi, int oj, int
       else
         tq = __dadd_rn(t, __dmul_rn(__dadd_rn(m.tau[q * DPB + d], -t), m.ratio[co * NCLS + cn]));
       m.tau[q * DPB + d] = tq;
-      if ((q >> 3) != (k >> 3)) group1(m, d, q >> 3, oi, oj, L);
-      h_todo |= 1ull << (q >> 6);
+      redo |= 1u << (2 * (da + 1) + ((q >> 3) == ((k + da * S + 1) >> 3)));
     }
     const u64 term = (u64)__double_as_longlong(t) + STATE_MIX * (u64)(u32)xn;
     account(m, d, a, b, term, central);
-    group1(m, d, k >> 3, oi, oj, L);
+    // restore the tree: the groups, then their parents
+    u64 h_todo = 0;
+    while (redo) {
+      const int bit = __ffs(redo) - 1;
+      redo &= redo - 1;
+      const int r = bit >> 1, c = bit & 1;
+      const int g = (k + (r - 1) * S + 2 * c - 1) >> 3;
+      if (!c && (redo & (2u << bit)) && g == ((k + (r - 1) * S + 1) >> 3))
+        redo &= ~(2u << bit);  // both cells of the row are in one group
+      group1(m, d, g, oi, oj, L);
+      h_todo |= 1ull << (g >> 3);
+    }
     while (h_todo) {
       const int h = __ffsll((long long)h_todo) - 1;
       h_todo &= h_todo - 1;
@@ -293,9 +312,14 @@ extern "C" __global__ void __launch_bounds__(NT)
     if (a > 0 && a < S - 1 && b > 0 && b < S - 1) m.cls[i] = (u8)patch_class(m, d, k);
   }
   for (int i = threadIdx.x; i < 16 * DPB; i += NT) m.sums[i] = 0ull;
-  for (int i = threadIdx.x; i < DPB * NG1; i += NT) {
-    const int d = i % DPB;
-    group1(m, d, i / DPB, m.oi[d], m.oj[d], L);
+  for (int i = threadIdx.x; i < DPB * NG1P; i += NT) {
+    const int d = i % DPB, g = i / DPB;
+    if (g < NG1) {
+      group1(m, d, g, m.oi[d], m.oj[d], L);
+    } else {
+      m.t1[i] = inf();
+      m.i1[i] = 0;
+    }
   }
   __syncthreads();
   for (int i = threadIdx.x; i < DPB * NG2; i += NT) {
