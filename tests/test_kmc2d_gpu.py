@@ -20,10 +20,10 @@ K0, K1 = 0x1234, 0xABCD
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 @pytest.mark.parametrize(
-    ("B", "model", "dpb"), [(4, SOS, 8), (8, SOS, 4), (8, ISING, 2), (16, SOS, 1)]
+    ("B", "model", "dpb"), [(4, SOS, 8), (8, SOS, 4), (8, ISING, 2), (8, SOS, 1)]
 )
 def test_cuda_source_compiles(tmp_path, B: int, model: int, dpb: int) -> None:
-    """nvcc -arch=sm_90 --ptx accepts the kernels for each tile size and rate model."""
+    """nvcc -arch=sm_90 --ptx accepts the kernels for each tile size (4, 8) and rate model."""
     out = tmp_path / "k.ptx"
     cmd = ["nvcc", "-arch=sm_90", "--ptx", "-std=c++17", "--fmad=false", f"-I{CUDA_INCLUDE}"]
     cmd += [*compile_defines(B, model, dpb), str(CUDA_SOURCE), "-o", str(out)]
@@ -51,7 +51,7 @@ def _starts(model: int, L: int, samples: int) -> np.ndarray:
         (SOS, (1.0, 2.0), 64, 8, 1),
         (SOS, (1.0, 1.0), 24, 8, 4),  # three tiles: the patch covers the torus
         (SOS, (1.0, 0.5), 40, 4, 8),  # L not a power of two
-        (SOS, (0.7, 1.0), 64, 16, 2),
+        (SOS, (0.7, 1.0), 48, 4, 2),
         (ISING, (1.0, 0.1, 2.0), 32, 8, 4),
         (ISING, (1.0, 0.0, 1.5), 32, 4, 8),
     ],

@@ -41,12 +41,13 @@ def compile_defines(B: int, model: int, dpb: int, nt: int = DEFAULT_NT) -> tuple
 
 
 def shared_bytes(B: int, model: int, dpb: int) -> int:
-    """Dynamic shared memory of one block of the advance kernel."""
-    nc = 9 * B * B
-    ng1 = nc // 8
+    """Dynamic shared memory of one block of the advance kernel (cuda/kmc2d_tiles.cu)."""
+    S, W = 3 * B, 3 * B - 2
+    ni = W * W
+    ng1 = (ni + 7) // 8
     ng2 = (ng1 + 7) // 8
     ncls = N_CLASSES[model]
-    per_patch = nc * (8 + 4 + 4 + 1) + (ng1 + ng2) * (8 + 2) + 16 * 8 + 2 * 4
+    per_patch = 8 * ng1 * 8 + 16 * 8 + S * S * 4 + 2 * 4 + ni * 4 + (8 * ng2 + ng2) * 2 + ni
     return dpb * per_patch + 8 * (ncls + ncls * ncls)
 
 
@@ -95,9 +96,9 @@ class TileKernel:
     ):
         import cupy as cp
 
-        if L % B or L < 3 * B or B < 4 or B & (B - 1) or B > 16:
+        if L % B or L < 3 * B or B not in (4, 8):
             raise ValueError(
-                f"GPU tiles need B in 4, 8, 16 and L a multiple of B >= 3B; got L = {L}, B = {B}"
+                f"GPU tiles need B = 4 or 8 and L a multiple of B >= 3B; got L = {L}, B = {B}"
             )
         self.L, self.B, self.model, self.samples = L, B, model, samples
         self.nt = L // B

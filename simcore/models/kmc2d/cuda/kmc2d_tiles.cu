@@ -4,24 +4,34 @@
 // A block holds DPB patches (each a tile's 3 x 3-tile neighbourhood, outer ring fixed) in
 // shared memory.  All NT threads of the block load the patches (coalesced), compute the
 // rate classes and build the next-event trees; then one thread per patch fires its events
-// in time order; then all threads store the central tiles.  The next event comes from an
-// 8-ary min-tree over the patch (groups of 8 cells, groups of 8 groups, a scan of those),
-// ties to the smaller global cell index as in the serial integrator.
+// in time order; then all threads store the central tiles.
 //
-// Compile-time constants: B (tile side), MODEL (0 sos, 1 ising), NCLS (rate classes),
-// DIAG (1: rates depend on the diagonal neighbours), DPB (patches per block), NT (threads
-// per block).  Global arrays are tile-major per sample: cell k = a B + b of tile T of
-// sample s is element (s B^2 + k) ntiles + T, so neighbouring tiles are neighbouring words.
+// Shared memory is what bounds the patches per multiprocessor, so a patch keeps states
+// for all S x S cells but times, draw counters and classes for its W x W live interior
+// only, numbered by leaf l = (a - 1) W + b - 1.  The next event comes from a min-tree: the
+// earliest leaf of each group of 8 leaves (level 1, indices only), the earliest of each
+// group of 8 of those (level 2, NG2 <= 8 nodes, kept in the event thread's registers), and
+// a scan of level 2.  Ties go to the smaller global cell index, as in the serial integrator.
+//
+// Compile-time constants: B (tile side, 4 or 8), MODEL (0 sos, 1 ising), NCLS (rate
+// classes), DIAG (1: rates depend on the diagonal neighbours), DPB (patches per block, a
+// power of two), NT (threads per block).  Global arrays are tile-major per sample: cell
+// k = a B + b of tile T of sample s is element (s B^2 + k) ntiles + T.
 #include "exponential.cuh"
 #include "philox.cuh"
 
-#define S (3 * B)
-#define NC (S * S)
-#define NG1 (NC / 8)
-#define NG2 ((NG1 + 7) / 8)
-#define NG1P (NG2 * 8)  // level-1 slots, padded with infinity to whole groups of 8
+#define S (3 * B)            // patch side
+#define W (S - 2)            // live interior side
+#define NC (S * S)           // cells (states)
+#define NI (W * W)           // live cells (leaves)
+#define NG1 ((NI + 7) / 8)   // level-1 groups
+#define NG2 ((NG1 + 7) / 8)  // level-2 groups
+#define NL (NG1 * 8)         // leaves padded with infinity to whole groups
+#define NG1P (NG2 * 8)       // level-1 slots padded to whole groups
 #define STREAM_KMC 0x30u
 #define STATE_MIX 0x9E3779B97F4A7C15ull
+static_assert(NG2 <= 8, "level 2 must fit the registers of the event thread (B <= 8)");
+static_assert(NL > NI, "a padded leaf (time infinity) stands for the padded level-1 slots");
 
 typedef unsigned char u8;
 typedef unsigned short u16;
@@ -50,31 +60,33 @@ __device__ __forceinline__ int new_state(int c) {
 
 // -- shared memory: element k of patch d at [k DPB + d] -------------------------------
 struct Smem {
-  double *tau, *t1, *t2, *inv, *ratio;
-  u64 *sums;
-  int *x, *oi, *oj;
-  u32 *cnt;
-  u16 *i1, *i2;
-  u8 *cls;
+  double *tau, *inv, *ratio;  // tau: NL leaves
+  u64 *sums;                  // 16 checksums
+  int *x, *oi, *oj;           // x: NC cells
+  u32 *cnt;                   // NI leaves
+  u16 *i1, *i2;               // NG1P level-1, NG2 level-2 slots (setup only)
+  u8 *cls;                    // NI leaves
 };
 
 __device__ __forceinline__ Smem carve(unsigned char *p) {
   Smem m;
   m.tau = (double *)p;
-  m.t1 = m.tau + NC * DPB;
-  m.t2 = m.t1 + NG1P * DPB;
-  m.sums = (u64 *)(m.t2 + NG2 * DPB);
+  m.sums = (u64 *)(m.tau + NL * DPB);
   m.inv = (double *)(m.sums + 16 * DPB);
   m.ratio = m.inv + NCLS;
   m.x = (int *)(m.ratio + NCLS * NCLS);
   m.oi = m.x + NC * DPB;
   m.oj = m.oi + DPB;
   m.cnt = (u32 *)(m.oj + DPB);
-  m.i1 = (u16 *)(m.cnt + NC * DPB);
+  m.i1 = (u16 *)(m.cnt + NI * DPB);
   m.i2 = m.i1 + NG1P * DPB;
   m.cls = (u8 *)(m.i2 + NG2 * DPB);
   return m;
 }
+
+__device__ __forceinline__ int leaf_a(int l) { return 1 + l / W; }
+__device__ __forceinline__ int leaf_b(int l) { return 1 + l - (l / W) * W; }
+__device__ __forceinline__ int leaf_x(int l) { return leaf_a(l) * S + leaf_b(l); }
 
 // Global row (or column) of patch coordinate a for a patch origin o in [0, L).
 __device__ __forceinline__ int wrap(int o, int a, int L) {
@@ -82,69 +94,84 @@ __device__ __forceinline__ int wrap(int o, int a, int L) {
   return g >= L ? g - L : g;
 }
 
-// The cold path of the tie-break: is leaf q's global index below leaf p's?
-__device__ __noinline__ bool lower_index(int q, int p, int oi, int oj, int L) {
-  u32 gq = (u32)wrap(oi, q / S, L) * (u32)L + (u32)wrap(oj, q % S, L);
-  u32 gp = (u32)wrap(oi, p / S, L) * (u32)L + (u32)wrap(oj, p % S, L);
-  return gq < gp;
+__device__ __forceinline__ u32 global_index(int l, int oi, int oj, int L) {
+  return (u32)wrap(oi, leaf_a(l), L) * (u32)L + (u32)wrap(oj, leaf_b(l), L);
 }
 
 // Is leaf q (time tq) earlier than leaf p (time tp)?  Ties go to the smaller global index;
 // infinities never fire, so ties between them need no order.
 __device__ __forceinline__ bool earlier(double tq, int q, double tp, int p, int oi, int oj,
                                         int L) {
-  return tq < tp || (tq == tp && tp < inf() && lower_index(q, p, oi, oj, L));
+  return tq < tp ||
+         (tq == tp && tp < inf() && global_index(q, oi, oj, L) < global_index(p, oi, oj, L));
 }
 
-// The earliest of n (time, leaf) pairs at stride DPB.  The hot path compares times only
-// (the first of equal times wins) and notes any tie of finite times; a tie, which has
-// probability ~2^-53 per comparison, sends the search down the exact path.
-__device__ __noinline__ void earliest_exact(const double *t, const u16 *leaf, int first, int n,
-                                            int oi, int oj, int L, double &tb, int &best) {
-  tb = t[0];
-  best = leaf ? (int)leaf[0] : first;
-  for (int j = 1; j < n; j++) {
-    const int q = leaf ? (int)leaf[j * DPB] : first + j;
-    if (earlier(t[j * DPB], q, tb, best, oi, oj, L)) {
-      tb = t[j * DPB];
-      best = q;
+// N candidate leaves and their times.
+template <int N>
+struct Cand {
+  double t[N];
+  int leaf[N];
+};
+
+// The earliest of N candidates.  The hot path compares times only (the first of equal
+// times wins) and notes any tie of finite times; a tie, of probability ~2^-53 per
+// comparison, sends the search down the exact path (out of line, the candidates by value,
+// so that they stay in registers on the hot path).
+template <int N>
+__device__ __noinline__ void earliest_exact(Cand<N> c, int oi, int oj, int L, double &tb,
+                                            int &best) {
+  tb = c.t[0];
+  best = c.leaf[0];
+  for (int j = 1; j < N; j++)
+    if (earlier(c.t[j], c.leaf[j], tb, best, oi, oj, L)) {
+      tb = c.t[j];
+      best = c.leaf[j];
     }
-  }
 }
 
 template <int N>
-__device__ __forceinline__ void earliest(const double *t, const u16 *leaf, int first, int oi,
-                                         int oj, int L, double &tb, int &best) {
-  tb = t[0];
-  int jb = 0;
+__device__ __forceinline__ void earliest(const Cand<N> &c, int oi, int oj, int L, double &tb,
+                                         int &best) {
+  tb = c.t[0];
+  best = c.leaf[0];
   bool tie = false;
 #pragma unroll
   for (int j = 1; j < N; j++) {
-    const double tq = t[j * DPB];
-    tie |= tq == tb && tq < inf();
-    if (tq < tb) {
-      tb = tq;
-      jb = j;
+    tie |= c.t[j] == tb && c.t[j] < inf();
+    if (c.t[j] < tb) {
+      tb = c.t[j];
+      best = c.leaf[j];
     }
   }
-  best = leaf ? (int)leaf[jb * DPB] : first + jb;
-  if (tie) earliest_exact(t, leaf, first, N, oi, oj, L, tb, best);
+  if (tie) earliest_exact<N>(c, oi, oj, L, tb, best);
 }
 
-__device__ __forceinline__ void group1(const Smem &m, int d, int g, int oi, int oj, int L) {
-  double tb;
+// Level 1: the earliest leaf of group g.
+__device__ __forceinline__ int group1(const Smem &m, int d, int g, int oi, int oj, int L,
+                                      double &tb) {
+  Cand<8> c;
+#pragma unroll
+  for (int j = 0; j < 8; j++) {
+    c.leaf[j] = 8 * g + j;
+    c.t[j] = m.tau[(8 * g + j) * DPB + d];
+  }
   int best;
-  earliest<8>(m.tau + 8 * g * DPB + d, nullptr, 8 * g, oi, oj, L, tb, best);
-  m.t1[g * DPB + d] = tb;
+  earliest<8>(c, oi, oj, L, tb, best);
   m.i1[g * DPB + d] = (u16)best;
+  return best;
 }
 
-__device__ __forceinline__ void group2(const Smem &m, int d, int h, int oi, int oj, int L) {
-  double tb;
+// Level 2: the earliest leaf of the level-1 groups 8 h .. 8 h + 7.
+__device__ __forceinline__ int group2(const Smem &m, int d, int h, int oi, int oj, int L,
+                                      double &tb) {
+  Cand<8> c;
+#pragma unroll
+  for (int j = 0; j < 8; j++) c.leaf[j] = m.i1[(8 * h + j) * DPB + d];
+#pragma unroll
+  for (int j = 0; j < 8; j++) c.t[j] = m.tau[c.leaf[j] * DPB + d];
   int best;
-  earliest<8>(m.t1 + 8 * h * DPB + d, m.i1 + 8 * h * DPB + d, 0, oi, oj, L, tb, best);
-  m.t2[h * DPB + d] = tb;
-  m.i2[h * DPB + d] = (u16)best;
+  earliest<8>(c, oi, oj, L, tb, best);
+  return best;
 }
 
 __device__ __forceinline__ int patch_class(const Smem &m, int d, int k) {
@@ -154,33 +181,31 @@ __device__ __forceinline__ int patch_class(const Smem &m, int d, int k) {
                     x[(k + S - 1) * DPB], x[(k + S + 1) * DPB]);
 }
 
-// A fresh waiting time of patch cell k (class cls) drawn at time t.
-__device__ __forceinline__ double draw_time(const Smem &m, int d, int k, int cls, double t,
+// A fresh waiting time of leaf l (class cls) drawn at time t.
+__device__ __forceinline__ double draw_time(const Smem &m, int d, int l, int cls, double t,
                                             int oi, int oj, int L, u32 sample, u32 k0, u32 k1) {
-  double inv = m.inv[cls];
+  const double inv = m.inv[cls];
   if (inv == inf()) return inf();
-  u32 n = m.cnt[k * DPB + d];
-  m.cnt[k * DPB + d] = n + 1;
-  int a = k / S, b = k - (k / S) * S;
-  u32 g = (u32)wrap(oi, a, L) * (u32)L + (u32)wrap(oj, b, L);
-  P4 r = philox(g, n, sample, STREAM_KMC << 24, k0, k1);
+  const u32 n = m.cnt[l * DPB + d];
+  m.cnt[l * DPB + d] = n + 1;
+  const P4 r = philox(global_index(l, oi, oj, L), n, sample, STREAM_KMC << 24, k0, k1);
   return __dadd_rn(t, __dmul_rn(exp_variate(r.v[0], r.v[1]), inv));
 }
 
 // The rare neighbour that leaves a rate-0 class draws (kept out of line: small code).
-__device__ __noinline__ double cold_draw(Smem m, int d, int k, int cls, double t, int oi,
+__device__ __noinline__ double cold_draw(Smem m, int d, int l, int cls, double t, int oi,
                                          int oj, int L, u32 sample, u32 k0, u32 k1) {
-  return draw_time(m, d, k, cls, t, oi, oj, L, sample, k0, k1);
+  return draw_time(m, d, l, cls, t, oi, oj, L, sample, k0, k1);
 }
 
 // The checksum terms of an event at patch cell (a, b) (events.py _account).
 __device__ __forceinline__ void account(const Smem &m, int d, int a, int b, u64 term,
                                         u32 &central) {
   u64 *s = m.sums + d;
-  bool ca = a >= B && a < 2 * B, cb = b >= B && b < 2 * B;
+  const bool ca = a >= B && a < 2 * B, cb = b >= B && b < 2 * B;
   if (ca && cb) {
     central++;
-    bool top = a == B, bottom = a == 2 * B - 1, left = b == B, right = b == 2 * B - 1;
+    const bool top = a == B, bottom = a == 2 * B - 1, left = b == B, right = b == 2 * B - 1;
     if (top) s[0 * DPB] += term;
     if (bottom) s[1 * DPB] += term;
     if (left) s[2 * DPB] += term;
@@ -191,10 +216,10 @@ __device__ __forceinline__ void account(const Smem &m, int d, int a, int b, u64 
     if (bottom && right) s[7 * DPB] += term;
     return;
   }
-  bool ra = ca || a == B - 1 || a == 2 * B, rb = cb || b == B - 1 || b == 2 * B;
+  const bool ra = ca || a == B - 1 || a == 2 * B, rb = cb || b == B - 1 || b == 2 * B;
   if (ra && rb) {
-    // direction of (side a, side b): U D L R UL UR DL DR
-    int dir = cb ? (a < B ? 0 : 1) : (ca ? (b < B ? 2 : 3) : 4 + 2 * (a > B) + (b > B));
+    // direction of (side of a, side of b): U D L R UL UR DL DR
+    const int dir = cb ? (a < B ? 0 : 1) : (ca ? (b < B ? 2 : 3) : 4 + 2 * (a > B) + (b > B));
     s[(8 + dir) * DPB] += term;
   }
 }
@@ -202,29 +227,33 @@ __device__ __forceinline__ void account(const Smem &m, int d, int a, int b, u64 
 // Fire the patch's events in time order until the next is at or after tend.
 __device__ void run_patch(const Smem &m, int d, double tend, int oi, int oj, int L, u32 sample,
                           u32 k0, u32 k1, u32 &central) {
+  Cand<NG2> top;  // level 2, in registers
+#pragma unroll
+  for (int h = 0; h < NG2; h++) {
+    top.leaf[h] = m.i2[h * DPB + d];
+    top.t[h] = m.tau[top.leaf[h] * DPB + d];
+  }
   while (true) {
-    double tb;
-    int best;
-    earliest<NG2>(m.t2 + d, m.i2 + d, 0, oi, oj, L, tb, best);
-    if (!(tb < tend)) return;
-    const double t = tb;
-    const int k = best;
-    const int a = k / S, b = k - (k / S) * S;
+    double t;
+    int l;
+    earliest<NG2>(top, oi, oj, L, t, l);
+    if (!(t < tend)) return;
+    const int a = leaf_a(l), b = leaf_b(l), k = a * S + b;
     const int xn = new_state(m.x[k * DPB + d]);
     m.x[k * DPB + d] = xn;
     const int cf = patch_class(m, d, k);
-    m.cls[k * DPB + d] = (u8)cf;
-    m.tau[k * DPB + d] = draw_time(m, d, k, cf, t, oi, oj, L, sample, k0, k1);
-    // groups of the tree to redo: bit 2 r + c is the group of cell (a + r - 1, b - 1 + 2 c)
-    u32 redo = 1u << (2 + ((k >> 3) == ((k + 1) >> 3)));
+    m.cls[l * DPB + d] = (u8)cf;
+    m.tau[l * DPB + d] = draw_time(m, d, l, cf, t, oi, oj, L, sample, k0, k1);
+    // groups of the tree to redo: bit 2 r + c is the group of leaf l + (r - 1) W - 1 + 2 c
+    u32 redo = 1u << (2 + ((l >> 3) == ((l + 1) >> 3)));
     // neighbours whose rate changed: rescale their residual times (events.py fire)
 #pragma unroll 1
     for (int nb = 0; nb < (DIAG ? 8 : 4); nb++) {
       const int da = nb == 0 ? -1 : nb == 1 ? 1 : nb < 4 ? 0 : (nb < 6 ? -1 : 1);
       const int db = nb < 2 ? 0 : nb == 2 ? -1 : nb == 3 ? 1 : (nb % 2 ? 1 : -1);
-      if (a + da < 1 || a + da > S - 2 || b + db < 1 || b + db > S - 2) continue;
-      const int q = k + da * S + db;
-      const int cn = patch_class(m, d, q);
+      if (a + da < 1 || a + da > W || b + db < 1 || b + db > W) continue;
+      const int q = l + da * W + db;
+      const int cn = patch_class(m, d, k + da * S + db);
       const int co = m.cls[q * DPB + d];
       if (cn == co) continue;
       m.cls[q * DPB + d] = (u8)cn;
@@ -238,26 +267,33 @@ __device__ void run_patch(const Smem &m, int d, double tend, int oi, int oj, int
       else
         tq = __dadd_rn(t, __dmul_rn(__dadd_rn(m.tau[q * DPB + d], -t), m.ratio[co * NCLS + cn]));
       m.tau[q * DPB + d] = tq;
-      redo |= 1u << (2 * (da + 1) + ((q >> 3) == ((k + da * S + 1) >> 3)));
+      redo |= 1u << (2 * (da + 1) + ((q >> 3) == ((l + da * W + 1) >> 3)));
     }
-    const u64 term = (u64)__double_as_longlong(t) + STATE_MIX * (u64)(u32)xn;
-    account(m, d, a, b, term, central);
+    account(m, d, a, b, (u64)__double_as_longlong(t) + STATE_MIX * (u64)(u32)xn, central);
     // restore the tree: the groups, then their parents
-    u64 h_todo = 0;
+    u32 h_todo = 0;
     while (redo) {
       const int bit = __ffs(redo) - 1;
       redo &= redo - 1;
       const int r = bit >> 1, c = bit & 1;
-      const int g = (k + (r - 1) * S + 2 * c - 1) >> 3;
-      if (!c && (redo & (2u << bit)) && g == ((k + (r - 1) * S + 1) >> 3))
-        redo &= ~(2u << bit);  // both cells of the row are in one group
-      group1(m, d, g, oi, oj, L);
-      h_todo |= 1ull << (g >> 3);
+      const int g = (l + (r - 1) * W + 2 * c - 1) >> 3;
+      if (!c && (redo & (2u << bit)) && g == ((l + (r - 1) * W + 1) >> 3))
+        redo &= ~(2u << bit);  // both ends of the row are in one group
+      double tg;
+      group1(m, d, g, oi, oj, L, tg);
+      h_todo |= 1u << (g >> 3);
     }
     while (h_todo) {
-      const int h = __ffsll((long long)h_todo) - 1;
+      const int h = __ffs(h_todo) - 1;
       h_todo &= h_todo - 1;
-      group2(m, d, h, oi, oj, L);
+      double th;
+      const int best = group2(m, d, h, oi, oj, L, th);
+#pragma unroll
+      for (int j = 0; j < NG2; j++)
+        if (j == h) {
+          top.t[j] = th;
+          top.leaf[j] = best;
+        }
     }
   }
 }
@@ -293,7 +329,7 @@ extern "C" __global__ void __launch_bounds__(NT)
   }
   __syncthreads();
 
-  // load the patches (ring: state only, time infinity), patch index fastest
+  // load the patches (states of all cells; times and counters of the live ones)
   for (int i = threadIdx.x; i < DPB * NC; i += NT) {
     const int d = i % DPB, k = i / DPB;
     if (T0 + d >= ntiles) continue;
@@ -301,30 +337,32 @@ extern "C" __global__ void __launch_bounds__(NT)
     const int gi = wrap(m.oi[d], a, L), gj = wrap(m.oj[d], b, L);
     const long long g = gaddr(s, (gi % B) * B + gj % B, (gi / B) * nt + gj / B, ntiles);
     m.x[i] = xf[g];
-    const bool live = a > 0 && a < S - 1 && b > 0 && b < S - 1;
-    m.tau[i] = live ? tauf[g] : inf();
-    m.cnt[i] = live ? cntf[g] : 0u;
+    if (a > 0 && a < S - 1 && b > 0 && b < S - 1) {
+      const int l = (a - 1) * W + b - 1;
+      m.tau[l * DPB + d] = tauf[g];
+      m.cnt[l * DPB + d] = cntf[g];
+    }
   }
-  __syncthreads();
-  for (int i = threadIdx.x; i < DPB * NC; i += NT) {
-    const int d = i % DPB, k = i / DPB;
-    const int a = k / S, b = k - (k / S) * S;
-    if (a > 0 && a < S - 1 && b > 0 && b < S - 1) m.cls[i] = (u8)patch_class(m, d, k);
-  }
+  for (int i = threadIdx.x; i < DPB * (NL - NI); i += NT) m.tau[NI * DPB + i] = inf();
   for (int i = threadIdx.x; i < 16 * DPB; i += NT) m.sums[i] = 0ull;
+  __syncthreads();
+  for (int i = threadIdx.x; i < DPB * NI; i += NT) {
+    const int d = i % DPB, l = i / DPB;
+    m.cls[i] = (u8)patch_class(m, d, leaf_x(l));
+  }
   for (int i = threadIdx.x; i < DPB * NG1P; i += NT) {
     const int d = i % DPB, g = i / DPB;
-    if (g < NG1) {
-      group1(m, d, g, m.oi[d], m.oj[d], L);
-    } else {
-      m.t1[i] = inf();
-      m.i1[i] = 0;
-    }
+    double tg;
+    if (g < NG1)
+      group1(m, d, g, m.oi[d], m.oj[d], L, tg);
+    else
+      m.i1[i] = (u16)NI;  // a padded leaf: time infinity
   }
   __syncthreads();
   for (int i = threadIdx.x; i < DPB * NG2; i += NT) {
     const int d = i % DPB;
-    group2(m, d, i / DPB, m.oi[d], m.oj[d], L);
+    double th;
+    m.i2[i] = (u16)group2(m, d, i / DPB, m.oi[d], m.oj[d], L, th);
   }
   __syncthreads();
 
@@ -343,11 +381,12 @@ extern "C" __global__ void __launch_bounds__(NT)
   for (int i = threadIdx.x; i < DPB * B * B; i += NT) {
     const int d = i % DPB, c = i / DPB;
     if (T0 + d >= ntiles) continue;
-    const int k = (B + c / B) * S + B + c % B;
+    const int a = B + c / B, b = B + c % B;
+    const int l = (a - 1) * W + b - 1;
     const long long g = gaddr(s, c, T0 + d, ntiles);
-    xb[g] = m.x[k * DPB + d];
-    taub[g] = m.tau[k * DPB + d];
-    cntb[g] = m.cnt[k * DPB + d];
+    xb[g] = m.x[(a * S + b) * DPB + d];
+    taub[g] = m.tau[l * DPB + d];
+    cntb[g] = m.cnt[l * DPB + d];
   }
   for (int i = threadIdx.x; i < 16 * DPB; i += NT) {
     const int d = i % DPB, j = i / DPB;
