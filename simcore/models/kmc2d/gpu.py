@@ -22,8 +22,8 @@ CUDA_SOURCE = Path(__file__).with_name("cuda") / "kmc2d_tiles.cu"
 CUDA_INCLUDE = Path(__file__).resolve().parents[2] / "rng" / "cuda"
 #: Patches per block (a power of two): shared memory, not threads, bounds the patches
 #: per SM; and the threads per block that load, set up and store them.
-DEFAULT_DPB = 1
-DEFAULT_NT = 64
+DEFAULT_DPB = 4
+DEFAULT_NT = 128
 HISTORY = 4096
 
 

@@ -1,0 +1,385 @@
+"""One exact-KMC job (darkins2024): ``samples`` independent L x L lattices from t = 0 to
+t_max, observables recorded at log-spaced times.
+
+Schemes: ``tiles`` (the tile algorithm; backend cpu, all cores, or gpu, all samples in
+lockstep), ``serial`` (the serial waiting-time integrator) and ``bkl`` (BKL with a sum
+tree).  tiles and serial give the same lattices bit for bit; bkl is another exact
+integrator of the same master equation (other random numbers).  The state is plain
+arrays (checkpointable); on the GPU it lives on the device between sampling times.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import xarray as xr
+
+from simcore.models.kmc2d.rates import ISING, MODELS, PARAMS, SOS, rate_table, rate_tables
+from simcore.models.lockstep import LockstepProgress
+from simcore.sampling import sampling_times
+
+#: Steps whose (dt, accepted) the run file keeps per sample (tiles scheme).
+HISTORY = 4096
+#: Side of the corner of the lattice kept as a snapshot at t_max.
+SNAPSHOT = 128
+
+
+def model_params(cfg: dict) -> tuple[float, ...]:
+    """The rate model's parameters from a validated run config."""
+    return tuple(float(cfg[k]) for k in PARAMS[cfg["rates"]])
+
+
+def initial_lattice(cfg: dict, sample: int) -> np.ndarray:
+    """The start of one sample: a flat surface (height 0) or, for ``start: random``,
+    spins +-1 with probability 1/2 each from the job seed and the sample index."""
+    L = int(cfg["L"])
+    if cfg["start"] == "flat":
+        return np.zeros((L, L), dtype=np.int32)
+    rng = np.random.default_rng([int(cfg["seed"]), int(cfg["sample_offset"]) + sample, 0x2D])
+    return rng.choice(np.array([-1, 1], dtype=np.int32), size=(L, L))
+
+
+def step_density(x: np.ndarray) -> float:
+    """Fraction of cells with a higher nearest neighbour (darkins2024 sec. 5)."""
+    higher = np.zeros(x.shape, dtype=bool)
+    for axis in (0, 1):
+        for shift in (1, -1):
+            higher |= np.roll(x, shift, axis=axis) > x
+    return float(higher.mean())
+
+
+def ising_energy(x: np.ndarray, J: float, h: float) -> float:
+    """Energy per spin -J/N sum_<ij> s_i s_j - h/N sum_i s_i (periodic bonds)."""
+    bonds = x * (np.roll(x, 1, axis=0) + np.roll(x, 1, axis=1))
+    return float(-J * bonds.mean() - h * x.mean())
+
+
+class KMC2DSimulation(LockstepProgress):
+    """Exact 2D KMC for one validated run config (``model: kmc2d``)."""
+
+    def __init__(self, cfg: dict):
+        self.cfg = cfg
+        self.L, self.samples = int(cfg["L"]), int(cfg["samples"])
+        self.model = MODELS[cfg["rates"]]
+        self.params = model_params(cfg)
+        self.inv, self.ratio = rate_tables(self.model, self.params)
+        self.rates = rate_table(self.model, self.params)
+        self.scheme, self.tile = str(cfg["scheme"]), int(cfg["tile"])
+        self.times = sampling_times(cfg["t_max"], cfg["points_per_decade"], [])
+        seed = int(cfg["seed"])
+        self.k0, self.k1 = seed & 0xFFFFFFFF, seed >> 32
+        self.gpu = cfg["backend"] == "gpu"
+        self._kernel = None
+        if self.gpu:
+            from simcore.models.kmc2d.gpu import TileKernel
+
+            self._kernel = TileKernel(
+                self.L, self.tile, self.model, self.inv, self.ratio, self.samples, self.k0, self.k1
+            )
+            self._on_device = False
+
+    # -- state ---------------------------------------------------------------
+    def initial_state(self) -> dict:
+        """All samples at t = 0 with their first waiting times (eq. 5 for dt)."""
+        from simcore.models.kmc2d.serial import initial_times
+        from simcore.models.kmc2d.tiles import first_dt
+
+        S, nt = self.samples, self.times.size
+        x = np.stack([initial_lattice(self.cfg, s) for s in range(S)])
+        tau = np.empty(x.shape)
+        cnt = np.empty(x.shape, dtype=np.uint32)
+        for s in range(S):
+            tau[s], cnt[s] = initial_times(x[s], self.model, self.inv, s, self.k0, self.k1)
+        st = {
+            "ti": 0,
+            "x": x,
+            "tau": tau,
+            "cnt": cnt,
+            "t": np.zeros(S),
+            "dt": np.array([first_dt(tau[s], 0.0) for s in range(S)]),
+            "rejected_once": np.zeros(S, dtype=np.int64),
+            "events": np.zeros(S, dtype=np.int64),
+            "accepted": np.zeros(S, dtype=np.int64),
+            "rejected": np.zeros(S, dtype=np.int64),
+            "bkl_step": np.zeros(S, dtype=np.int64),
+            "hist_dt": np.full((S, HISTORY), np.nan),
+            "hist_ok": np.zeros((S, HISTORY), dtype=np.int64),
+            "wall": np.zeros(nt),
+        }
+        for name in self._observables():
+            st[f"obs_{name}"] = np.full((S, nt), np.nan)
+        for name in ("events", "accepted", "rejected"):
+            st[f"obs_{name}"] = np.zeros((S, nt), dtype=np.int64)
+        st["obs_dt"] = np.full((S, nt), np.nan)
+        return st
+
+    def _observables(self) -> tuple[str, ...]:
+        if self.model == SOS:
+            return ("mean_h", "W2", "step_density")
+        return ("magnetization", "energy", "step_density")
+
+    def to_host(self, st: dict) -> dict:
+        """The state as host arrays (the GPU's front buffers and counters copied back)."""
+        if self.gpu and self._on_device:
+            k = self._kernel
+            st["x"], st["tau"], st["cnt"] = (k.front(n).get() for n in ("x", "tau", "cnt"))
+            st["t"], st["dt"] = k.t.get(), k.dt.get()
+            st["rejected_once"] = k.rejected_once.get().astype(np.int64)
+            for n in ("events", "accepted", "rejected"):
+                st[n] = getattr(k, n).get().astype(np.int64)
+            st["hist_dt"], st["hist_ok"] = k.hist_dt.get(), k.hist_ok.get().astype(np.int64)
+            n_steps = st["accepted"] + st["rejected"]
+            for s in range(self.samples):
+                st["hist_dt"][s, min(int(n_steps[s]), HISTORY) :] = np.nan
+        return st
+
+    def from_host(self, st: dict) -> dict:
+        """The state restored from host arrays (moved to the GPU at the next step)."""
+        if self.gpu:
+            self._on_device = False
+        return st
+
+    def device_name(self) -> str | None:
+        """Device for provenance (None: the CPU model)."""
+        if not self.gpu:
+            return None
+        from simcore.models import gpu_device_name
+
+        return gpu_device_name()
+
+    def describe(self, st: dict) -> str:
+        """Where the job stands, for progress lines."""
+        ti = int(st["ti"])
+        t_now = int(self.times[ti - 1]) if ti > 0 else 0
+        return f"t = {t_now}/{int(self.times[-1])}, {self.samples} samples, {self.scheme}"
+
+    # -- dynamics ------------------------------------------------------------
+    def step(self, st: dict) -> None:
+        """Advance every sample to the next sampling time and record the observables."""
+        ti = int(st["ti"])
+        target = float(self.times[ti])
+        start = time.perf_counter()
+        if self.gpu:
+            self._step_gpu(st, target)
+        elif self.scheme == "tiles":
+            self._step_tiles(st, target)
+        elif self.scheme == "serial":
+            self._step_serial(st, target)
+        else:
+            self._step_bkl(st, target)
+        st["wall"][ti] = (st["wall"][ti - 1] if ti > 0 else 0.0) + time.perf_counter() - start
+        self._measure(st, ti)
+        st["ti"] = ti + 1
+
+    def _step_tiles(self, st: dict, target: float) -> None:
+        from simcore.models.kmc2d.tiles import StepControl, TileIntegrator
+
+        for s in range(self.samples):
+            n0 = int(st["accepted"][s] + st["rejected"][s])
+            ctl = StepControl(
+                t=float(st["t"][s]),
+                dt=float(st["dt"][s]),
+                rejected_once=bool(st["rejected_once"][s]),
+                accepted=int(st["accepted"][s]),
+                rejected=int(st["rejected"][s]),
+            )
+            integ = TileIntegrator(
+                st["x"][s],
+                st["tau"][s],
+                st["cnt"][s],
+                self.tile,
+                self.model,
+                self.inv,
+                self.ratio,
+                s,
+                self.k0,
+                self.k1,
+                ctl,
+            )
+            integ.run_to(target)
+            st["x"][s], st["tau"][s], st["cnt"][s] = integ.x, integ.tau, integ.cnt
+            st["t"][s], st["dt"][s] = ctl.t, ctl.dt
+            st["rejected_once"][s] = int(ctl.rejected_once)
+            st["accepted"][s], st["rejected"][s] = ctl.accepted, ctl.rejected
+            st["events"][s] += integ.events
+            for j, (dt, ok) in enumerate(ctl.history):
+                if n0 + j < HISTORY:
+                    st["hist_dt"][s, n0 + j] = dt
+                    st["hist_ok"][s, n0 + j] = int(ok)
+
+    def _step_serial(self, st: dict, target: float) -> None:
+        from simcore.models.kmc2d.serial import serial_run
+
+        for s in range(self.samples):
+            x, tau, cnt = st["x"][s], st["tau"][s], st["cnt"][s]
+            _, ev = serial_run(
+                x,
+                tau,
+                cnt,
+                float(st["t"][s]),
+                target,
+                self.model,
+                self.inv,
+                self.ratio,
+                s,
+                self.k0,
+                self.k1,
+            )
+            st["t"][s] = target
+            st["events"][s] += ev
+
+    def _step_bkl(self, st: dict, target: float) -> None:
+        from simcore.models.kmc2d.bkl import bkl_run
+
+        for s in range(self.samples):
+            _, step, ev = bkl_run(
+                st["x"][s],
+                float(st["t"][s]),
+                target,
+                int(st["bkl_step"][s]),
+                self.model,
+                self.rates,
+                s,
+                self.k0,
+                self.k1,
+            )
+            st["t"][s], st["bkl_step"][s] = target, step
+            st["events"][s] += ev
+
+    def _step_gpu(self, st: dict, target: float) -> None:
+        k = self._kernel
+        if not self._on_device:
+            k.upload(
+                st["x"],
+                st["tau"],
+                st["cnt"],
+                st["t"],
+                st["dt"],
+                st["rejected_once"],
+                st["events"],
+                st["accepted"],
+                st["rejected"],
+                np.nan_to_num(st["hist_dt"]),
+                st["hist_ok"],
+            )
+            self._on_device = True
+        k.run_to(target)
+        self.to_host(st)
+
+    def _measure(self, st: dict, ti: int) -> None:
+        J, h = (self.params[0], self.params[1]) if self.model == ISING else (0.0, 0.0)
+        for s in range(self.samples):
+            x = st["x"][s]
+            if self.model == SOS:
+                st["obs_mean_h"][s, ti] = x.mean()
+                st["obs_W2"][s, ti] = x.var()
+            else:
+                st["obs_magnetization"][s, ti] = x.mean()
+                st["obs_energy"][s, ti] = ising_energy(x, J, h)
+            st["obs_step_density"][s, ti] = step_density(x)
+        st["obs_events"][:, ti] = st["events"]
+        st["obs_accepted"][:, ti] = st["accepted"]
+        st["obs_rejected"][:, ti] = st["rejected"]
+        st["obs_dt"][:, ti] = st["dt"] if self.scheme == "tiles" else np.nan
+
+    # -- output --------------------------------------------------------------
+    def to_dataset(self, st: dict) -> xr.Dataset:
+        """The job's results with CF-style attributes (global attributes by the runner)."""
+        offset = int(self.cfg["sample_offset"])
+        unit = "1/k2" if self.model == SOS else "1 / (flip attempt rate)"
+        n = min(self.L, SNAPSHOT)
+        coords = {
+            "sample": (
+                "sample",
+                np.arange(offset, offset + self.samples, dtype=np.int64),
+                {"long_name": "sample index", "units": "1"},
+            ),
+            "time": (
+                "time",
+                self.times.astype(np.float64),
+                {
+                    "long_name": "time",
+                    "units": unit,
+                    "comment": "continuous KMC time; rates in units of k2 (sos) or of the "
+                    "single-spin flip rate scale (ising)",
+                },
+            ),
+            "step": (
+                "step",
+                np.arange(HISTORY, dtype=np.int64),
+                {
+                    "long_name": "time step of the tile algorithm (accepted or rejected)",
+                    "units": "1",
+                },
+            ),
+            "row": (
+                "row",
+                np.arange(n, dtype=np.int64),
+                {"long_name": "lattice row", "units": "1"},
+            ),
+            "col": (
+                "col",
+                np.arange(n, dtype=np.int64),
+                {"long_name": "lattice column", "units": "1"},
+            ),
+        }
+        dims = ("sample", "time")
+        meta = {
+            "mean_h": ("mean surface height <h>", "lattice units"),
+            "W2": ("squared surface width W^2 = <h^2> - <h>^2", "lattice units^2"),
+            "magnetization": ("magnetization per spin", "1"),
+            "energy": ("energy per spin -J <s_i s_j> - h <s>", "J"),
+            "step_density": ("fraction of cells with a higher nearest neighbour", "1"),
+        }
+        data = {}
+        for name in self._observables():
+            long_name, units = meta[name]
+            data[name] = (dims, st[f"obs_{name}"], {"long_name": long_name, "units": units})
+        data["events"] = (
+            dims,
+            st["obs_events"],
+            {
+                "long_name": "real events since t = 0 (central tiles only under the tile scheme)",
+                "units": "1",
+            },
+        )
+        data["steps_accepted"] = (
+            dims,
+            st["obs_accepted"],
+            {"long_name": "accepted time steps of the tile algorithm since t = 0", "units": "1"},
+        )
+        data["steps_rejected"] = (
+            dims,
+            st["obs_rejected"],
+            {"long_name": "rejected time steps of the tile algorithm since t = 0", "units": "1"},
+        )
+        data["dt"] = (
+            dims,
+            st["obs_dt"],
+            {
+                "long_name": "adaptive time step of the tile algorithm at the sampling time",
+                "units": unit,
+            },
+        )
+        data["wall_time"] = (
+            ("time",),
+            st["wall"],
+            {"long_name": "wall-clock time since the start of the run (all samples)", "units": "s"},
+        )
+        data["dt_history"] = (
+            ("sample", "step"),
+            st["hist_dt"],
+            {"long_name": "time step tried (first steps of the run)", "units": unit},
+        )
+        data["dt_accepted"] = (
+            ("sample", "step"),
+            st["hist_ok"].astype(np.int8),
+            {"long_name": "1 if the step was accepted, 0 if rejected", "units": "1"},
+        )
+        data["snapshot"] = (
+            ("sample", "row", "col"),
+            st["x"][:, :n, :n].astype(np.int32),
+            {"long_name": f"state of the top-left {n} x {n} cells at t_max", "units": "1"},
+        )
+        return xr.Dataset(data, coords=coords)
