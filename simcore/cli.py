@@ -58,10 +58,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     bench.add_argument(
         "kernel",
-        choices=["sequential", "dd", "ea3d", "mgpu"],
+        choices=["sequential", "dd", "ea3d", "mgpu", "kmc2d"],
         help="sequential: the random-sequential CPU kernel; dd: domain-decomposition schemes; "
         "ea3d: the spin-glass multispin sweep (psFlip); mgpu: its strong scaling over the "
-        "GPUs of this host (mpirun)",
+        "GPUs of this host (mpirun); kmc2d: exact 2D KMC, the tile algorithm vs serial BKL "
+        "(real events per second, darkins2024 Fig. 3)",
     )
     bench.add_argument("--dim", type=int, nargs="+", default=[2], choices=[1, 2])
     bench.add_argument(
@@ -70,7 +71,7 @@ def _parser() -> argparse.ArgumentParser:
         nargs="+",
         default=None,
         help="lateral sizes: powers of two for kpz (default 4096 16384), even for ea3d "
-        "(default 16 32 64 128)",
+        "(default 16 32 64 128), multiples of the tile for kmc2d (default 64 .. 4096)",
     )
     bench.add_argument("--mcs", type=int, default=2, help="MCS (ea3d: sweeps) per repeat")
     bench.add_argument("--repeats", type=int, default=5)
@@ -121,7 +122,41 @@ def _parser() -> argparse.ArgumentParser:
     ea.add_argument(
         "--gpus", type=int, nargs="+", default=[1, 2], help="mgpu: GPU counts N (one mpirun each)"
     )
+    km = bench.add_argument_group(
+        "kmc2d kernel (--L: lattice sides n, --backend, --repeats, --csv as above)"
+    )
+    km.add_argument(
+        "--phi", type=float, nargs="+", default=[0.0, 1.0, 2.0, 3.0], help="SOS bond parameters"
+    )
+    km.add_argument("--tile", type=int, default=8, help="tile side B (GPU: 4 or 8)")
+    km.add_argument(
+        "--relax", type=float, default=2.0, help="events per cell from the flat start, untimed"
+    )
+    km.add_argument(
+        "--measure", type=float, default=5.0, help="events per cell of each timed repeat"
+    )
+    km.add_argument(
+        "--bkl-events",
+        type=int,
+        default=1_000_000,
+        help="events of serial BKL timed from the relaxed surface (0: no BKL)",
+    )
     return ap
+
+
+def _check_kmc2d_bench(args: argparse.Namespace) -> None:
+    """One-line errors for the kmc2d benchmark's options."""
+    B = args.tile
+    if B < 2 or B & (B - 1) or (args.backend == "gpu" and B not in (4, 8)):
+        raise ConfigError("--tile", B, "must be a power of two >= 2 (4 or 8 on the GPU)")
+    for n in args.L:
+        if n % B or n < 3 * B:
+            raise ConfigError("--L", n, f"must be a multiple of the tile {B} and >= {3 * B}")
+    for key in ("relax", "measure"):
+        if not getattr(args, key) > 0:
+            raise ConfigError(f"--{key}", getattr(args, key), "must be > 0")
+    if args.repeats < 1:
+        raise ConfigError("--repeats", args.repeats, "must be >= 1")
 
 
 def _int_pair(key: str, text: str) -> list[int]:
@@ -136,9 +171,11 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``simcore`` command."""
     args = _parser().parse_args(argv)
     if args.command == "bench" and args.L is None:
-        args.L = {"ea3d": [16, 32, 64, 128], "mgpu": [128, 256, 512]}.get(
-            args.kernel, [4096, 16384]
-        )
+        args.L = {
+            "ea3d": [16, 32, 64, 128],
+            "mgpu": [128, 256, 512],
+            "kmc2d": [64, 128, 256, 512, 1024, 2048, 4096],
+        }.get(args.kernel, [4096, 16384])
     try:
         if args.command == "run":
             from simcore.runner import run_job
@@ -187,6 +224,16 @@ def main(argv: list[str] | None = None) -> int:
             out = run_bench_mgpu(args.gpus, args.L, k, args.mcs, args.repeats, args.append,
                                  args.csv)  # fmt: skip
             print(out, end="")
+            return 0
+        if args.command == "bench" and args.kernel == "kmc2d":
+            from simcore.models.kmc2d.bench import run_bench_kmc2d
+
+            _check_kmc2d_bench(args)
+            report = run_bench_kmc2d(
+                args.L, args.phi, args.tile, args.backend, args.relax, args.measure,
+                args.repeats, args.bkl_events, args.append, args.csv,
+            )  # fmt: skip
+            print(report, end="")
             return 0
         if args.command == "bench" and args.kernel == "ea3d":
             from simcore.models.ea3d.bench import run_bench_ea3d
