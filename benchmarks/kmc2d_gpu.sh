@@ -1,23 +1,20 @@
 #!/usr/bin/env bash
-# GPU check and quick timing of the kmc2d tile kernel, in one go:
+# GPU check and benchmark of exact 2D KMC (darkins2024), in one go:
 #   1. the GPU tests (the tile kernel against its numba twin, bit for bit);
-#   2. real events/s at n = 4096 for phi = 0..3, and patches per block at phi = 0.
-# Usage: benchmarks/kmc2d_gpu.sh OUTDIR
+#   2. darkins2024 Fig. 3: real events/s of the tile algorithm (tiles of 8, and of 4) and
+#      of serial BKL on this host's CPU, n = 64 .. 4096, phi = 0 .. 3.
+# Usage: benchmarks/kmc2d_gpu.sh OUTDIR   (CSV tables and markdown reports land in OUTDIR)
 set -uo pipefail
 out=${1:?usage: $0 OUTDIR}
 mkdir -p "$out"
-export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
+export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$out/gpu.txt"
 python3 -m pytest -m gpu -q -x tests/test_kmc2d_gpu.py > "$out/pytest_gpu.log" 2>&1
-tail -15 "$out/pytest_gpu.log"
-python3 - <<'PY' 2>&1 | tee "$out/quick.txt"
-from simcore.models.kmc2d.bench import bench_gpu
-for n, phi, dpb, nt in [(4096, 0.0, 1, 32), (4096, 0.0, 2, 64), (4096, 0.0, 4, 128),
-                        (4096, 0.0, 4, 64), (4096, 0.0, 8, 128), (4096, 1.0, 4, 128),
-                        (4096, 2.0, 4, 128), (4096, 3.0, 4, 128), (1024, 0.0, 4, 128)]:
-    r = bench_gpu(n, phi, 8, relax=2.0, measure=5.0, dpb=dpb, nt=nt)
-    print(f"n={n} phi={phi} dpb={dpb} nt={nt}: {r['events_per_s']:.3e} ev/s "
-          f"events={r['events']} s={r['seconds']:.2f} acc={r['accepted']} "
-          f"rej={r['rejected']} ev/tile/step={r['events_per_tile_step']:.2f} "
-          f"steps={r['step_density']:.2f}", flush=True)
-PY
+tail -3 "$out/pytest_gpu.log"
+python3 -m simcore.cli bench kmc2d --L 64 128 256 512 1024 2048 4096 --phi 0 1 2 3 --tile 8 \
+  --relax 2 --measure 5 --repeats 3 --bkl-events 1000000 \
+  --csv "$out/kmc2d_tile8.csv" --append "$out/bench.md" > /dev/null
+python3 -m simcore.cli bench kmc2d --L 4096 --phi 0 1 2 3 --tile 4 \
+  --relax 2 --measure 5 --repeats 3 --bkl-events 0 \
+  --csv "$out/kmc2d_tile4.csv" --append "$out/bench.md" > /dev/null
+cat "$out/bench.md"
