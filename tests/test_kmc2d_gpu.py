@@ -104,3 +104,69 @@ def test_gpu_tiles_equal_the_cpu_twin(model, params, L: int, B: int, dpb: int) -
             assert np.array_equal(kern.hist_ok[s, :n].get(), [h[1] for h in c.history])
             assert float(kern.t[s]) == c.t == t and float(kern.dt[s]) == c.dt
     assert sum(tw.events for tw in twins) > 0
+
+
+def _job(backend: str, **kw) -> dict:
+    cfg = dict(
+        model="kmc2d",
+        rates="sos",
+        L=48,
+        k2=1.0,
+        phi=1.0,
+        scheme="tiles",
+        tile=8,
+        backend=backend,
+        start="flat",
+        samples=3,
+        seed=11,
+        t_max=30,
+        points_per_decade=4,
+        sample_offset=0,
+    )
+    cfg.update(kw)
+    return cfg
+
+
+def _run(sim, st=None, stop_after=None):
+    st = sim.initial_state() if st is None else st
+    n = 0
+    while not sim.done(st) and (stop_after is None or n < stop_after):
+        sim.step(st)
+        n += 1
+    return st
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("kw", [{}, {"rates": "ising", "T": 2.0, "start": "random"}])
+def test_gpu_job_equals_cpu_job_and_resumes(kw) -> None:
+    """The whole job (KMC2DSimulation) on the GPU gives the CPU tile job's run file: same
+    observables, events, steps and dt history, same snapshot; stopping after two sampling
+    times, moving the state to the host and on into a new job (a checkpoint) changes
+    nothing."""
+    from simcore.models.kmc2d.simulation import KMC2DSimulation
+
+    if kw.get("rates") == "ising":
+        kw = {**kw, "phi": None}
+    cpu_cfg = {k: v for k, v in _job("cpu", **kw).items() if v is not None}
+    gpu_cfg = {k: v for k, v in _job("gpu", **kw).items() if v is not None}
+    if "T" in kw:
+        cpu_cfg.pop("k2")
+        gpu_cfg.pop("k2")
+        cpu_cfg.update(J=1.0, h=0.0)
+        gpu_cfg.update(J=1.0, h=0.0)
+    cpu = KMC2DSimulation(cpu_cfg)
+    ds_cpu = cpu.to_dataset(_run(cpu))
+    gpu = KMC2DSimulation(gpu_cfg)
+    ds_gpu = gpu.to_dataset(_run(gpu))
+    for name in ds_cpu.data_vars:
+        if name == "wall_time":
+            continue
+        assert np.array_equal(ds_cpu[name].values, ds_gpu[name].values, equal_nan=True), name
+    first = KMC2DSimulation(gpu_cfg)
+    st = first.to_host(_run(first, stop_after=2))
+    again = KMC2DSimulation(gpu_cfg)
+    ds_res = again.to_dataset(_run(again, again.from_host({k: v for k, v in st.items()})))
+    for name in ds_cpu.data_vars:
+        if name != "wall_time":
+            assert np.array_equal(ds_res[name].values, ds_cpu[name].values, equal_nan=True), name
