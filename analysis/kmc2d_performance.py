@@ -18,6 +18,7 @@ import os
 from collections import defaultdict
 from collections.abc import Sequence
 
+import matplotlib.ticker
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -213,6 +214,9 @@ def plot_fig3(rows: Sequence[dict], snapshots: dict[float, np.ndarray] | None = 
         f"solid: tile algorithm, {device}\ndashed: serial BKL, {cpu}", fontsize="x-small"
     )
     ax_rate.legend(fontsize="small", ncol=2)
+    sizes = sorted({r["n"] for r in rows})
+    ax_speed.set_xticks(sizes, [str(n) for n in sizes])
+    ax_speed.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     ax_speed.set_ylabel("speedup over BKL")
     ax_speed.set_xlabel("lattice side n")
     if snapshots:
