@@ -69,18 +69,20 @@ def test_cuda_header_has_the_same_constants() -> None:
 # -- the serial waiting-time integrator ---------------------------------------------------
 
 
-def test_random_deposition_is_exact() -> None:
+@pytest.mark.parametrize(("n", "samples"), [(4, 64), (32, 8)])
+def test_random_deposition_is_exact(n: int, samples: int) -> None:
     """phi = 0 is random deposition: every column is a Poisson process of rate k2, so the
     mean height is k2 t and W^2 (the variance over columns) k2 t (1 - 1/N) in
-    expectation, at any size.  8 samples of 32 x 32 to t = 40 with k2 = 0.5: the mean
-    height must be within 5 sigma (sigma = sqrt(k2 t / (8 N))), W^2 within 5 sigma of its
-    estimator's spread (Var(s^2) = (2 lambda^2 + lambda) / N per sample, Poisson)."""
-    k2, t, n, samples = 0.5, 40.0, 32, 8
+    expectation, at any size.  k2 = 0.5 to t = 40: the mean height must be within 5 sigma
+    (sigma = sqrt(k2 t / (samples N))), W^2 within 5 sigma of its estimator's spread
+    (Var(s^2) = (2 lambda^2 + lambda) / N per sample, Poisson); and every event added
+    one atom (the count of events is the sum of heights)."""
+    k2, t = 0.5, 40.0
     N, lam = n * n, k2 * t
     hs, w2s = [], []
     for s in range(samples):
         x, _, _, events = run(n, t, (k2, 0.0), seed=100, sample=s)
-        assert events == x.sum()  # irreversible: every event adds one atom
+        assert events == x.sum()
         hs.append(x.mean())
         w2s.append(x.var())
     mean_h, mean_w2 = np.mean(hs), np.mean(w2s)
