@@ -318,7 +318,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "Compute sample means, jackknife errors and effective exponents (beta_eff, "
             "lambda_h/z, lambda_s/z; kelling2017 eq. 8) of one aggregated simcore dataset; "
             "for an ea3d dataset, energy, overlap moments and Binder ratio "
-            "(analysis.spin_glass)."
+            "(analysis.spin_glass); for a kmc2d dataset, its observables and beta_eff "
+            "(analysis.kmc2d)."
         ),
     )
     parser.add_argument("dataset", metavar="DATASET.nc", help="aggregated dataset (netCDF)")
@@ -346,6 +347,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from analysis.spin_glass import analyze_ea3d
 
             result = analyze_ea3d(ds, n_groups=args.groups)
+        elif ds.attrs.get("model") == "kmc2d":
+            from analysis.kmc2d import analyze_kmc2d
+
+            result = analyze_kmc2d(ds, n_groups=args.groups)
         else:
             result = analyze(ds, n_groups=args.groups)
     except (AnalysisInputError, ValueError) as exc:

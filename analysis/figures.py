@@ -491,6 +491,14 @@ def make_all(
             with xr.open_dataset(p, decode_times=False) as f:
                 ea.append(f.load())
         return make_all_ea3d(ea, out_dir)
+    if models == {"kmc2d"}:
+        from analysis.kmc2d import make_all_kmc2d
+
+        km = []
+        for p in paths:
+            with xr.open_dataset(p, decode_times=False) as f:
+                km.append(f.load())
+        return make_all_kmc2d(km, out_dir)
     if len(models) > 1:
         raise ValueError(f"analyses of several models ({', '.join(sorted(models))}) in one call")
     datasets = load_analyses(paths)

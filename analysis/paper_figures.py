@@ -1,12 +1,14 @@
-"""Comparison figures of kelling2017 (sec. 4) from analysis datasets and a benchmark table.
+"""Comparison figures of the papers (kelling2017 sec. 4, lulli2015, darkins2024) from
+analysis datasets and benchmark tables.
 
-``python -m analysis.paper_figures {fig3b,fig4,fig6,performance} --out-dir DIR [--name NAME]
+``python -m analysis.paper_figures {fig3b,fig4,fig6,performance,...} --out-dir DIR [--name NAME]
 INPUTS...``
 
 Inputs are analysis datasets of :mod:`analysis.exponents` (one per parameter point) or,
-for ``performance``, one benchmark CSV table.  Each figure is one paper column wide and
-written as PNG (300 dpi) and PDF through :func:`analysis.figures.save_figure`, i.e.
-atomically and with provenance metadata.
+for ``performance`` and the other benchmark figures, one benchmark CSV table;
+``darkins2024_fig2`` takes none (it runs its own CPU computation).  Each figure is one
+paper column wide and written as PNG (300 dpi) and PDF through
+:func:`analysis.figures.save_figure`, i.e. atomically and with provenance metadata.
 
 Figures (kelling2017, Comput. Phys. Commun. 220, 205 (2017)):
 
@@ -24,6 +26,12 @@ Figures (kelling2017, Comput. Phys. Commun. 220, 205 (2017)):
   must approach the same universal exponent.
 - ``performance`` (Fig. 7; kelling2012 Figs. 4, 5): update attempts per ns (median, min-max
   bars) vs L and run time per MCS vs L, one line per (scheme, TC, p, q, device).
+
+The lulli2015 figures (``psflip_*``, ``strong_scaling``, ``scaling_collapse``) are drawn by
+:mod:`analysis.ea3d_performance`, the darkins2024 ones by :mod:`analysis.kmc2d_performance`:
+``darkins2024_fig2`` (Fig. 2, the adaptive time step of a 64 x 64 SOS run at phi = 1,
+computed on the CPU) and ``darkins2024_fig3`` (Fig. 3, GPU speedup over serial BKL, from
+the ``simcore bench kmc2d`` table).
 
 Style, sizes, provenance and the atomic save are those of :mod:`analysis.figures`; the
 helpers are imported from there, not copied.
@@ -89,10 +97,14 @@ BETA_KELLING2017: tuple[float, float] = (0.2415, 0.0015)
 
 #: Figure kinds of the CLI (also the default file stems).
 FIGURES = ("fig3b", "fig4", "fig6", "performance", "psflip_k", "psflip_L", "psflip_prng",
-           "strong_scaling", "scaling_collapse")  # fmt: skip
+           "strong_scaling", "scaling_collapse", "darkins2024_fig2",
+           "darkins2024_fig3")  # fmt: skip
 #: Figures drawn from a benchmark table, and the `simcore bench` kernel that writes it.
 BENCH_FIGURES = {"performance": "dd", "psflip_k": "ea3d", "psflip_L": "ea3d", "psflip_prng": "ea3d",
-                 "strong_scaling": "mgpu", "scaling_collapse": "mgpu"}  # fmt: skip
+                 "strong_scaling": "mgpu", "scaling_collapse": "mgpu",
+                 "darkins2024_fig3": "kmc2d"}  # fmt: skip
+#: Figures that compute their own data and take no inputs.
+COMPUTED_FIGURES = ("darkins2024_fig2",)
 
 #: Columns a benchmark table must have (extra columns are ignored, except the optional
 #: provenance columns ``simcore_version`` and ``git_commit``).
@@ -635,6 +647,22 @@ def make_figure(
     if kind not in FIGURES:
         raise ValueError(f"unknown figure {kind!r}; choose from {', '.join(FIGURES)}")
     stem = name or kind
+    if kind in COMPUTED_FIGURES:
+        if inputs:
+            raise ValueError(f"{kind} takes no inputs (it computes its data), got {len(inputs)}")
+        from analysis.kmc2d_performance import make_fig2
+
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        return [Path(p) for p in make_fig2(os.fspath(Path(out_dir) / stem))]
+    if not inputs:
+        raise ValueError(f"{kind} needs inputs (analysis datasets or one benchmark CSV)")
+    if kind in BENCH_FIGURES and BENCH_FIGURES[kind] == "kmc2d":
+        from analysis.kmc2d_performance import make_fig3
+
+        if len(inputs) != 1:
+            raise ValueError(f"{kind} takes one kmc2d benchmark CSV, got {len(inputs)} inputs")
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        return [Path(p) for p in make_fig3(os.fspath(inputs[0]), os.fspath(Path(out_dir) / stem))]
     if kind in BENCH_FIGURES and BENCH_FIGURES[kind] == "mgpu":
         from analysis.ea3d_performance import SCALING_PLOTS, load_scaling, scaling_provenance
 
@@ -675,7 +703,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         description=(
             "Write a kelling2017 comparison figure (PNG 300 dpi and PDF, one column wide): "
             "fig3b (C_s vs t/s), fig4 (C_h vs t/s and lambda/z), fig6 (beta_eff) from "
-            "analysis datasets, or performance from one benchmark CSV."
+            "analysis datasets, or performance from one benchmark CSV; the lulli2015 and "
+            "darkins2024 figures (darkins2024_fig2 takes no inputs)."
         ),
     )
     parser.add_argument("figure", choices=FIGURES, help="which figure")
@@ -695,9 +724,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="fig4 panel (b): lambda_h/z (default) or lambda_s/z",
     )
     parser.add_argument(
-        "inputs", nargs="+", metavar="INPUT", help="analysis .nc files, or one benchmark .csv"
+        "inputs",
+        nargs="*",
+        metavar="INPUT",
+        help="analysis .nc files, or one benchmark .csv (none for darkins2024_fig2)",
     )
-    args = parser.parse_args(argv)
+    # intermixed: the inputs (zero or more) may come after options, as the workflow writes them
+    args = parser.parse_intermixed_args(argv)
     if args.s is not None and args.figure not in ("fig3b", "fig4"):
         parser.error("--s applies to fig3b and fig4 only")
     try:

@@ -24,7 +24,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import lru_cache
@@ -33,7 +33,15 @@ from typing import Any
 
 import yaml
 
-from simcore.config import RUN_KEYS, ConfigError, point_keys, validate_run_config
+from simcore.config import (
+    KMC2D_DEFAULT_START,
+    KMC2D_PARAMS,
+    MODEL_KEYS,
+    RUN_KEYS,
+    ConfigError,
+    point_keys,
+    validate_run_config,
+)
 from simcore.schedules.decomposed import parse_scheme
 from simcore.seeding import job_seed
 
@@ -56,7 +64,8 @@ _JOB_TAIL = (
 
 def job_keys(model: str) -> tuple[str, ...]:
     """Keys of a job's run config of ``model``, in the order they are written
-    (ARCHITECTURE.md); DD keys only for DD schemes, waiting_times only for kpz."""
+    (ARCHITECTURE.md); DD keys only for DD schemes, waiting_times only for kpz; a kmc2d job
+    has the parameters of its own rate model only, and ``tile`` only for scheme tiles."""
     tail = _JOB_TAIL if model == "kpz" else tuple(k for k in _JOB_TAIL if k != "waiting_times")
     return (*point_keys(model), *tail)
 
@@ -66,11 +75,25 @@ JOB_KEYS = job_keys("kpz")
 
 
 #: ``simcore bench`` kernels a campaign's ``benchmarks`` lines may name first.
-BENCH_KERNELS = ("dd", "ea3d", "mgpu")
+BENCH_KERNELS = ("dd", "ea3d", "mgpu", "kmc2d")
 #: Comparison figures drawn from a benchmark table, and the kernel whose table it is.
 BENCH_FIGURE_KERNEL = {"performance": "dd", "psflip_k": "ea3d", "psflip_L": "ea3d",
                        "psflip_prng": "ea3d", "strong_scaling": "mgpu",
-                       "scaling_collapse": "mgpu"}  # fmt: skip
+                       "scaling_collapse": "mgpu", "darkins2024_fig3": "kmc2d"}  # fmt: skip
+#: Comparison figures that compute their own data (no points, no benchmark table):
+#: darkins2024 Fig. 2, the adaptive time step of one CPU run (analysis.kmc2d_performance).
+COMPUTED_FIGURES = ("darkins2024_fig2",)
+
+#: The campaign figures (file stems in results/<campaign>/figures/) of kpz and ea3d: those
+#: analysis.figures and analysis.spin_glass draw (their FIGURE_NAMES).
+MODEL_FIGURES = {
+    "kpz": ("W2", "beta_eff", "C_h", "C_s", "lambda_eff"),
+    "ea3d": ("energy", "q2", "binder"),
+}
+#: The campaign figures of kmc2d (analysis.kmc2d draws them): those of each rate model
+#: present among the campaign's points, then :data:`KMC2D_COMMON_FIGURES`.
+KMC2D_FIGURES = {"sos": ("W2", "beta_eff"), "ising": ("energy", "magnetization")}
+KMC2D_COMMON_FIGURES = ("step_density", "events_rate")
 
 #: Run-config keys of the domain decomposition, written only for DD schemes.
 DD_KEYS = ("tc", "domain", "t_async", "border")
@@ -207,6 +230,38 @@ def ea3d_point_name(L: int, T: float, layout: str, prng: str, backend: str) -> s
     return f"ea3d_L{int(L)}_T{format_number(T)}_{layout}_{prng}_{backend}"
 
 
+def kmc2d_point_name(
+    rates: str,
+    L: int,
+    params: Mapping[str, float],
+    scheme: str,
+    tile: int | None,
+    start: str,
+    backend: str,
+) -> str:
+    """Canonical kmc2d point name: ``kmc2d_sos_L64_phi1_k21_tiles8_cpu`` (phi, then k2),
+    ``kmc2d_ising_L32_T2.2_J1_h0_serial_cpu``; scheme tiles carries its tile side, and a
+    start other than the rate model's default is appended (``..._cpu_random-start``)."""
+    num = {k: format_number(v) for k, v in params.items()}
+    if rates == "sos":
+        par = f"phi{num['phi']}_k2{num['k2']}"
+    else:
+        par = f"T{num['T']}_J{num['J']}_h{num['h']}"
+    how = f"tiles{int(tile)}" if scheme == "tiles" and tile is not None else scheme
+    name = f"kmc2d_{rates}_L{int(L)}_{par}_{how}_{backend}"
+    if start != KMC2D_DEFAULT_START[rates]:
+        name += f"_{start}-start"
+    return name
+
+
+def kmc2d_figure_names(rates: Iterable[str]) -> list[str]:
+    """The campaign figures of kmc2d points with these rate models (see
+    :data:`KMC2D_FIGURES`); the Snakemake rules and analysis.kmc2d agree through this."""
+    present = set(rates)
+    names = [n for r, figs in KMC2D_FIGURES.items() if r in present for n in figs]
+    return names + list(KMC2D_COMMON_FIGURES)
+
+
 def n_blocks(samples: int, samples_per_job: int) -> int:
     """Number of jobs of a point: ``ceil(samples / samples_per_job)``."""
     return -(-int(samples) // int(samples_per_job))
@@ -237,10 +292,19 @@ class Point:
     t_async: float = 1.0
     border: int | None = None
     waiting_times: tuple[int, ...] = ()
-    # ea3d
+    # ea3d (T also kmc2d ising)
     T: float | None = None
     layout: str | None = None
     prng: str | None = None
+    # kmc2d: None where a point lacks the key (the other rate model's parameters, the tile
+    # of schemes serial and bkl), so its run config lacks it too
+    rates: str | None = None
+    k2: float | None = None
+    phi: float | None = None
+    J: float | None = None
+    h: float | None = None
+    tile: int | None = None
+    start: str | None = None
 
     @property
     def n_blocks(self) -> int:
@@ -263,8 +327,8 @@ class Point:
 class PaperFigure:
     """A comparison figure of a campaign: which kind, its file stem, and its points.
 
-    ``points`` is ``None`` for all points of the campaign (and for ``performance``, which
-    is drawn from the benchmark table).
+    ``points`` is ``None`` for all points of the campaign (and for the figures drawn from
+    a benchmark table, such as ``performance``), empty for :data:`COMPUTED_FIGURES`.
     """
 
     name: str
@@ -341,6 +405,8 @@ class Campaign:
         pt = self.point(point)
         block = int(block)
         cfg = {key: _job_value(getattr(pt, key)) for key in point_keys(pt.model)}
+        if pt.model == "kmc2d":  # keys the point lacks (see Point)
+            cfg = {key: value for key, value in cfg.items() if value is not None}
         cfg.update(
             samples=pt.block_samples(block),
             seed=job_seed(self.seed, self.name, pt.name, block),
@@ -365,7 +431,11 @@ class Campaign:
         from simcore.io.provenance import git_commit, simcore_version
 
         chosen = self.points if points is None else [self.point(n) for n in points]
-        parts = [f"{pt.name} ({pt.samples} samples to t = {pt.t_max} MCS)" for pt in chosen]
+        unit = {"kpz": " MCS", "ea3d": " sweeps"}
+        parts = [
+            f"{pt.name} ({pt.samples} samples to t = {pt.t_max}{unit.get(pt.model, '')})"
+            for pt in chosen
+        ]
         return (
             f"{len(chosen)} parameter point(s): "
             + "; ".join(parts)
@@ -373,12 +443,25 @@ class Campaign:
         )
 
     def job_threads(self, point: str) -> int:
-        """CPU threads of a job of ``point``: ``threads`` for CPU DD schemes and CPU EA3D
-        jobs (their sites run in parallel), else 1."""
+        """CPU threads of a job of ``point``: ``threads`` for CPU DD schemes, CPU EA3D jobs
+        and CPU kmc2d tiles (their sites or tiles run in parallel), else 1."""
         pt = self.point(point)
-        if pt.backend == "cpu" and (pt.model == "ea3d" or parse_scheme(pt.scheme) is not None):
+        if pt.backend != "cpu":
+            return 1
+        if pt.model == "kmc2d":
+            return self.threads if pt.scheme == "tiles" else 1
+        if pt.model == "ea3d" or parse_scheme(pt.scheme) is not None:
             return self.threads
         return 1
+
+    @property
+    def figure_names(self) -> list[str]:
+        """The campaign figures (file stems) that the figures rule writes: those of the
+        campaign's model (:data:`MODEL_FIGURES`; kmc2d: :func:`kmc2d_figure_names`)."""
+        model = self.points[0].model
+        if model == "kmc2d":
+            return kmc2d_figure_names(str(pt.rates) for pt in self.points)
+        return list(MODEL_FIGURES[model])
 
     def job_resources(self, point: str, block: int, attempt: int = 1) -> dict[str, int]:
         """Snakemake resources (``runtime`` in minutes, ``mem_mb``) of one job.
@@ -411,6 +494,8 @@ def _expand_entry(cfg: Mapping[str, Any], idx: int, entry: Mapping[str, Any]) ->
 
     if cfg["model"] == "ea3d":
         return _expand_ea3d(cfg, where, entry, setting)
+    if cfg["model"] == "kmc2d":
+        return _expand_kmc2d(cfg, where, entry, setting)
     dim = int(_required(entry, "dim", where))
     t_max = int(setting("t_max"))
     waiting = [int(s) for s in setting("waiting_times")]
@@ -510,6 +595,95 @@ def _expand_ea3d(
     return points
 
 
+#: Keys a kmc2d point entry may set: its point keys and the per-point campaign settings.
+KMC2D_ENTRY_KEYS = (
+    *(k for k in point_keys("kmc2d") if k != "model"),
+    "t_max",
+    "points_per_decade",
+    "samples",
+    "samples_per_job",
+)
+
+
+def _expand_kmc2d(
+    cfg: Mapping[str, Any], where: str, entry: Mapping[str, Any], setting: Any
+) -> list[Point]:
+    """The kmc2d points of one entry (one rate model): the product of L, the rate model's
+    parameters, scheme, tile (scheme tiles only), start and backend."""
+    for key, value in entry.items():
+        if key not in KMC2D_ENTRY_KEYS:
+            raise ValueError(
+                f"campaign config: {where}.{key}: not a key of model kmc2d (value: {value!r})"
+            )
+    rates = _required(entry, "rates", where)
+    if rates not in KMC2D_PARAMS:
+        raise ValueError(
+            f"campaign config: {where}.rates: {rates!r}: must be one of " + ", ".join(KMC2D_PARAMS)
+        )
+    for other, keys in KMC2D_PARAMS.items():
+        for key in keys:
+            if other != rates and key in entry:
+                raise ValueError(
+                    f"campaign config: {where}.{key}: {entry[key]!r}: is a parameter of rates "
+                    f"{other}, not of rates {rates}"
+                )
+    defaults = MODEL_KEYS["kmc2d"]
+    names = KMC2D_PARAMS[rates]
+    required = {"sos": "phi", "ising": "T"}[rates]
+    _required(entry, required, where)
+    values = [_as_list(entry.get(key, defaults[key][1])) for key in names]
+    common = {
+        "model": "kmc2d",
+        "dim": 2,
+        "t_max": int(setting("t_max")),
+        "points_per_decade": int(setting("points_per_decade")),
+        "samples": int(setting("samples")),
+        "samples_per_job": int(setting("samples_per_job")),
+    }
+    tiles = _as_list(entry.get("tile", defaults["tile"][1]))
+    points = []
+    for L, *params, scheme, start, backend in itertools.product(
+        _as_list(entry["L"]),
+        *values,
+        _as_list(entry.get("scheme", defaults["scheme"][1])),
+        _as_list(entry.get("start", KMC2D_DEFAULT_START[rates])),
+        _as_list(setting("backend")),
+    ):
+        for tile in tiles if scheme == "tiles" else [None]:
+            probe = {
+                "model": "kmc2d",
+                "rates": rates,
+                "L": L,
+                **dict(zip(names, params, strict=True)),
+                "scheme": scheme,
+                "start": start,
+                "backend": backend,
+                "samples": 1,
+                "seed": 0,
+                "t_max": common["t_max"],
+                "points_per_decade": common["points_per_decade"],
+            }
+            if tile is not None:
+                probe["tile"] = tile
+            run = _validate_probe(where, probe)
+            par = {key: run[key] for key in names}
+            name = kmc2d_point_name(rates, L, par, scheme, tile, start, backend)
+            points.append(
+                Point(
+                    name=name,
+                    L=int(L),
+                    rates=str(rates),
+                    **par,
+                    scheme=str(scheme),
+                    tile=None if tile is None else int(tile),
+                    start=str(start),
+                    backend=str(backend),
+                    **common,
+                )
+            )
+    return points
+
+
 def _check_run_config(
     where: str,
     common: Mapping[str, Any],
@@ -543,10 +717,11 @@ def _check_run_config(
     _validate_probe(where, probe)
 
 
-def _validate_probe(where: str, probe: dict[str, Any]) -> None:
-    """Check a point with the engine's own run-config validation, naming the entry."""
+def _validate_probe(where: str, probe: dict[str, Any]) -> dict[str, Any]:
+    """Check a point with the engine's own run-config validation, naming the entry; returns
+    the validated run config."""
     try:
-        validate_run_config(probe)
+        return validate_run_config(probe)
     except ConfigError as exc:
         raise ValueError(
             f"campaign config: {where}.{exc.key}: {exc.value!r}: {exc.reason}"
@@ -614,11 +789,15 @@ def _paper_figures(entries: list[Any], points: list[Point]) -> tuple[PaperFigure
         entry = {"figure": entry} if isinstance(entry, str) else entry
         name = str(entry.get("name", entry["figure"]))
         select = entry.get("select")
-        chosen = None
+        chosen: tuple[str, ...] | None = () if entry["figure"] in COMPUTED_FIGURES else None
         if select is not None:
             if entry["figure"] in BENCH_FIGURE_KERNEL:
                 raise ValueError(
                     f"{where}.select: {entry['figure']} is drawn from `benchmarks`, not points"
+                )
+            if entry["figure"] in COMPUTED_FIGURES:
+                raise ValueError(
+                    f"{where}.select: {entry['figure']} computes its own data, it draws no points"
                 )
             chosen = tuple(
                 pt.name
@@ -649,6 +828,8 @@ def job_resources(
     gpu_updates_per_second: float = 2e10,
     flips_per_second: float = 2e9,
     gpu_flips_per_second: float = 1e12,
+    events_per_second: float = 1e5,
+    gpu_events_per_second: float = 1e7,
     safety: float = 2.0,
     min_runtime: int = 10,
     base_mem_mb: int = 1024,
@@ -666,7 +847,16 @@ def job_resources(
     * ea3d: work = ``4 L^3 t_max samples`` spin-flip attempts at ``flips_per_second``
       (all CPU cores of the job) or ``gpu_flips_per_second``; the state is 20 words of 8
       bytes per site and coded word, the results 10 numbers per sample and time.
+    * kmc2d: work = ``L^2 t_max samples r`` events at ``events_per_second`` or
+      ``gpu_events_per_second``, with r the rate per cell of a flat surface: k2 exp(4 max(-phi,
+      0)) for sos (exactly k2 at phi = 0, random deposition; bonds, phi > 0, slow the growth
+      down), 1 for ising (Glauber rates are <= 1).  The state is 16 bytes per cell and sample
+      (height or spin, waiting time, draw count) plus two lattices of scratch; the results
+      8 numbers per sample and time, the dt history (4096 steps) and a snapshot.
     """
+    if job.get("model") == "kmc2d":
+        rates = (events_per_second, gpu_events_per_second)
+        return _kmc2d_resources(job, attempt, *rates, safety, min_runtime, base_mem_mb)
     ea3d = job.get("model") == "ea3d"
     n_sites = int(job["L"]) ** (3 if ea3d else int(job["dim"]))
     samples = int(job["samples"])
@@ -690,6 +880,38 @@ def job_resources(
         result_bytes = 8 * samples * n_times * (2 + 2 * n_s)
     mem_mb = int(base_mem_mb) + math.ceil(3 * (state_bytes + result_bytes) / 2**20)
     return {"runtime": runtime * scale, "mem_mb": mem_mb * scale, "gpu": int(gpu)}
+
+
+def _kmc2d_resources(
+    job: Mapping[str, Any],
+    attempt: int,
+    events_per_second: float,
+    gpu_events_per_second: float,
+    safety: float,
+    min_runtime: int,
+    base_mem_mb: int,
+) -> dict[str, int]:
+    """:func:`job_resources` of a kmc2d job (see there)."""
+    L, samples, t_max = int(job["L"]), int(job["samples"]), int(job["t_max"])
+    if job.get("rates") == "sos":
+        phi = float(job["phi"])
+        scale = float(job.get("k2", 1.0)) * math.exp(4.0 * max(-phi, 0.0))
+    else:
+        scale = 1.0
+    gpu = job.get("backend") == "gpu"
+    work = L * L * t_max * samples * scale
+    rate = gpu_events_per_second if gpu else events_per_second
+    runtime = max(int(min_runtime), math.ceil(safety * work / rate / 60.0))
+    n_times = n_times_estimate(t_max, int(job.get("points_per_decade", 10)), 0)
+    state_bytes = 16 * L * L * (samples + 2)
+    result_bytes = samples * (8 * 8 * n_times + 9 * 4096 + 4 * min(L, 128) ** 2)
+    mem_mb = int(base_mem_mb) + math.ceil(3 * (state_bytes + result_bytes) / 2**20)
+    scale_attempt = 2 ** max(int(attempt) - 1, 0)
+    return {
+        "runtime": runtime * scale_attempt,
+        "mem_mb": mem_mb * scale_attempt,
+        "gpu": int(gpu),
+    }
 
 
 @lru_cache(maxsize=4096)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from simcore.schedules.decomposed import (
     parse_scheme,
 )
 
-MODELS = ("kpz", "ea3d")
+MODELS = ("kpz", "ea3d", "kmc2d")
 
 #: Smallest lateral size per dimension (one full uint32 word along each axis of the
 #: packed KPZ lattice, see simcore.models.kpz.lattice).
@@ -33,6 +34,8 @@ MODEL_POINT_KEYS = {
     "kpz": ("model", "dim", "L", "p", "q", "scheme", "backend", "tc", "domain", "t_async",
             "border"),
     "ea3d": ("model", "L", "T", "layout", "prng", "backend"),
+    "kmc2d": ("model", "rates", "L", "k2", "phi", "J", "h", "T", "scheme", "tile", "start",
+              "backend"),
 }  # fmt: skip
 #: All point keys of all models (a key a model lacks is simply absent from its runs).
 POINT_KEYS = tuple(dict.fromkeys(k for keys in MODEL_POINT_KEYS.values() for k in keys))
@@ -40,6 +43,15 @@ SCHEMES = ("sequential", *all_schemes())
 BACKENDS = ("cpu", "gpu")
 EA3D_LAYOUTS = ("standard", "sliced", "bitwise")
 EA3D_PRNGS = ("philox", "minstd", "pr64", "mt19937")
+#: The kmc2d rate models and the keys of their parameters (simcore.models.kmc2d.rates.PARAMS;
+#: a run config holds only those of its own rate model).
+KMC2D_PARAMS = {"sos": ("k2", "phi"), "ising": ("J", "h", "T")}
+KMC2D_SCHEMES = ("tiles", "serial", "bkl")
+KMC2D_STARTS = ("flat", "random")
+#: The start of each kmc2d rate model when ``start`` is not given.
+KMC2D_DEFAULT_START = {"sos": "flat", "ising": "random"}
+#: Tile sides the GPU kernel of the kmc2d tile algorithm is compiled for.
+KMC2D_GPU_TILES = (4, 8)
 
 #: key -> (required, default, description): the keys of every model.
 COMMON_KEYS: dict[str, tuple[bool, Any, str]] = {
@@ -47,7 +59,7 @@ COMMON_KEYS: dict[str, tuple[bool, Any, str]] = {
     "backend": (False, "cpu", "where it runs: cpu or gpu"),
     "samples": (True, None, "independent samples (disorder samples for ea3d) in this job"),
     "seed": (True, None, "64-bit job seed"),
-    "t_max": (True, None, "last time in MCS (ea3d: sweeps)"),
+    "t_max": (True, None, "last time in MCS (ea3d: sweeps; kmc2d: model time)"),
     "points_per_decade": (False, 10, "log-spaced sampling density"),
     "sample_offset": (False, 0, "global index of the first sample"),
     "campaign": (False, "", "campaign name (provenance)"),
@@ -80,12 +92,35 @@ MODEL_KEYS: dict[str, dict[str, tuple[bool, Any, str]]] = {
             "keyed by site; the others: a battery of stateful generators)",
         ),
     },
+    "kmc2d": {
+        "rates": (True, None, "rate model: sos (crystal growth, darkins2024) or ising (Glauber)"),
+        "L": (
+            True,
+            None,
+            "side of the periodic L x L lattice (tiles: a multiple of tile, >= 3 tiles)",
+        ),
+        "k2": (False, 1.0, "sos: attachment rate k2 of a cell with 2 bonds (> 0)"),
+        "phi": (False, None, "sos: bond parameter phi, rate k2 exp((2 n_b - 4) phi) (required)"),
+        "J": (False, 1.0, "ising: coupling J"),
+        "h": (False, 0.0, "ising: field h"),
+        "T": (False, None, "ising: temperature T > 0 (required)"),
+        "scheme": (False, "tiles", "integrator: tiles (darkins2024), serial or bkl"),
+        "tile": (False, 8, "tiles: tile side B, a power of two >= 2 (gpu: 4 or 8)"),
+        "start": (
+            False,
+            None,
+            "flat (sos: heights 0, ising: all spins up) or random (sos: heights 0 or 1, ising: "
+            "spins +-1); default flat for sos, random for ising",
+        ),
+    },
 }
-#: Every key of every model (the documentation's list, ARCHITECTURE.md).
-RUN_KEYS: dict[str, tuple[bool, Any, str]] = {
-    **COMMON_KEYS,
-    **{k: v for keys in MODEL_KEYS.values() for k, v in keys.items()},
-}
+#: Every key of every model (the documentation's list, ARCHITECTURE.md); a key of several
+#: models (L, T, scheme) with the entry of the first model that has it.
+RUN_KEYS: dict[str, tuple[bool, Any, str]] = dict(COMMON_KEYS)
+for _keys in MODEL_KEYS.values():
+    for _key, _entry in _keys.items():
+        RUN_KEYS.setdefault(_key, _entry)
+del _keys, _key, _entry
 
 
 def point_keys(model: str) -> tuple[str, ...]:
@@ -165,6 +200,8 @@ def validate_run_config(raw: Any) -> dict:
     cfg["checkpoint_interval"] = float(ci)
     if model == "ea3d":
         _check_ea3d(cfg)
+    elif model == "kmc2d":
+        _check_kmc2d(cfg, raw)
     else:
         _check_kpz(cfg)
     return cfg
@@ -213,6 +250,71 @@ def _check_ea3d(cfg: dict) -> None:
         raise ConfigError("samples", cfg["samples"], "must be a multiple of 64 (one coded word)")
     if cfg["sample_offset"] % 64:
         raise ConfigError("sample_offset", cfg["sample_offset"], "must be a multiple of 64")
+
+
+def _real(cfg: dict, key: str, positive: bool = False) -> float:
+    """A finite number (``positive``: > 0) as a float."""
+    v = cfg[key]
+    try:
+        x = float(v) if isinstance(v, int | float) and not isinstance(v, bool) else math.nan
+    except OverflowError:  # an int beyond the doubles
+        x = math.inf
+    if not math.isfinite(x):
+        raise ConfigError(key, v, "must be a finite number" + (" > 0" if positive else ""))
+    if positive and not x > 0:
+        raise ConfigError(key, v, "must be a number > 0")
+    return x
+
+
+def _check_kmc2d(cfg: dict, raw: dict) -> None:
+    """The kmc2d keys: rate model and its parameters (those of the other rate model are
+    refused when given and dropped otherwise), lattice, scheme, tile, start, backend."""
+    rates = _choice(cfg, "rates", tuple(KMC2D_PARAMS))
+    for other, keys in KMC2D_PARAMS.items():
+        if other == rates:
+            continue
+        for key in keys:
+            if key in raw:
+                raise ConfigError(
+                    key,
+                    raw[key],
+                    f"is a parameter of rates {other}, not of rates {rates} "
+                    f"(its parameters: {', '.join(KMC2D_PARAMS[rates])})",
+                )
+            del cfg[key]
+    for key in KMC2D_PARAMS[rates]:
+        if cfg[key] is None:
+            raise ConfigError(key, None, f"missing (required for rates {rates})")
+    if rates == "sos":
+        cfg["k2"], cfg["phi"] = _real(cfg, "k2", positive=True), _real(cfg, "phi")
+        try:  # the fastest class: every rate of the table must be a finite double
+            fastest = cfg["k2"] * math.exp(4.0 * abs(cfg["phi"]))
+        except OverflowError:
+            fastest = math.inf
+        if not math.isfinite(fastest):
+            raise ConfigError("phi", cfg["phi"], "k2 exp(4 |phi|) overflows a double")
+    else:
+        cfg["J"], cfg["h"] = _real(cfg, "J"), _real(cfg, "h")
+        cfg["T"] = _real(cfg, "T", positive=True)
+    scheme = _choice(cfg, "scheme", KMC2D_SCHEMES)
+    tile = _int(cfg, "tile", lo=2)
+    if tile & (tile - 1):
+        raise ConfigError("tile", tile, "must be a power of two")
+    L = _int(cfg, "L", lo=2)
+    if L * L >= 2**32:
+        raise ConfigError("L", L, "L^2 must be < 2^32 (the cell index is a 32-bit counter word)")
+    if scheme == "tiles" and (L % tile or L < 3 * tile):
+        raise ConfigError(
+            "L", L, f"scheme tiles needs a multiple of the tile {tile} that is >= 3 tiles"
+        )
+    if cfg["start"] is None:
+        cfg["start"] = KMC2D_DEFAULT_START[rates]
+    _choice(cfg, "start", KMC2D_STARTS)
+    if cfg["backend"] == "gpu":
+        if scheme != "tiles":
+            raise ConfigError("scheme", scheme, "the gpu backend runs scheme tiles only")
+        if tile not in KMC2D_GPU_TILES:
+            raise ConfigError("tile", tile, "the gpu backend needs tile 4 or 8")
 
 
 def _pair(cfg: dict, key: str) -> list[int]:

@@ -555,3 +555,27 @@ def test_end_to_end_and_incremental(tmp_path: Path) -> None:
         f"results/e2e/jobs/{point}/b1.yaml",
     }
     assert runs == {p.name: p.stat().st_mtime_ns for p in (res / "runs" / point).iterdir()}
+
+
+def test_kpz_point_defaults_only_in_kpz_campaigns() -> None:
+    """p, q and scheme: sequential are filled into kpz entries only (kmc2d's scheme
+    defaults to tiles, and kmc2d has no p or q); a campaign without `model` is kpz."""
+    kpz = validate_config({"campaign": "a", "seed": 1, "points": [{"dim": 1, "L": 32}]})
+    assert kpz["points"][0] == {"dim": 1, "L": 32, "p": 1.0, "q": 0.0, "scheme": "sequential"}
+    kmc = validate_config(
+        {"campaign": "a", "seed": 1, "model": "kmc2d",
+         "points": [{"rates": "sos", "L": 24, "phi": 0}]}
+    )  # fmt: skip
+    assert kmc["points"][0] == {"rates": "sos", "L": 24, "phi": 0}
+    camp = load_campaign(dict(kmc, t_max=5))
+    assert camp.point_names == ["kmc2d_sos_L24_phi0_k21_tiles8_cpu"]
+    assert "to t = 5)" in camp.summary()
+
+
+def test_campaign_figure_names_are_what_the_analysis_draws() -> None:
+    from analysis import figures, spin_glass
+    from simcore.campaign import MODEL_FIGURES
+
+    assert MODEL_FIGURES["kpz"] == figures.FIGURE_NAMES
+    assert MODEL_FIGURES["ea3d"] == spin_glass.FIGURE_NAMES
+    assert load_campaign(tiny()).figure_names == list(figures.FIGURE_NAMES)

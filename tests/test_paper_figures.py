@@ -287,3 +287,38 @@ def test_cli_bad_input_exit_2(
         assert len(err) == 1 and err[0].startswith("python -m analysis.paper_figures: error:")
         assert all(w in err[0] for w in words), err[0]
     assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())
+
+
+def test_darkins2024_figures_dispatch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """darkins2024_fig2 takes no inputs and darkins2024_fig3 one benchmark table; both go to
+    analysis.kmc2d_performance (stubbed here: Fig. 2's CPU run takes half a minute)."""
+    import analysis.kmc2d_performance as kp
+
+    calls: list[tuple[str, ...]] = []
+
+    def fake(*args: str) -> list[str]:
+        calls.append(args)
+        paths = [args[-1] + ext for ext in (".png", ".pdf")]
+        for p in paths:
+            Path(p).write_bytes(b"x")
+        return paths
+
+    monkeypatch.setattr(kp, "make_fig2", fake)
+    monkeypatch.setattr(kp, "make_fig3", fake)
+    out = tmp_path / "figs"
+    assert pf.main(["darkins2024_fig2", "--out-dir", str(out), "--name", "paper_f2"]) == 0
+    assert calls == [(str(out / "paper_f2"),)]
+    table = tmp_path / "kmc2d.csv"
+    table.write_text("n\n64\n")
+    assert pf.main(["darkins2024_fig3", "--out-dir", str(out), str(table)]) == 0
+    assert calls[-1] == (str(table), str(out / "darkins2024_fig3"))
+    written = pf.make_figure("darkins2024_fig2", [], out, name="again")
+    assert [p.name for p in written] == ["again.png", "again.pdf"]
+    for args in (["darkins2024_fig2", str(table)], ["darkins2024_fig3"],
+                 ["darkins2024_fig3", str(table), str(table)], ["fig6"]):  # fmt: skip
+        assert pf.main([args[0], "--out-dir", str(tmp_path / "o"), *args[1:]]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and args[0] in err[0], err
+    assert len(calls) == 3 and not (tmp_path / "o").exists()

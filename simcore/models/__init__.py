@@ -36,6 +36,12 @@ def make_simulation(cfg: dict):
         from simcore.models.ea3d.simulation import EA3DSimulation
 
         return EA3DSimulation(cfg)
+    if cfg["model"] == "kmc2d":
+        if cfg["backend"] == "gpu":
+            require_gpu()
+        from simcore.models.kmc2d.simulation import KMC2DSimulation
+
+        return KMC2DSimulation(cfg)
     if cfg["model"] == "kpz":
         if cfg["backend"] == "gpu":
             require_gpu()

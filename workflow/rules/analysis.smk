@@ -3,7 +3,8 @@
 
 rule exponents:
     """Means, errors and effective exponents of one point's dataset (kpz), or its energy,
-    overlap moments and Binder ratio (ea3d)."""
+    overlap moments and Binder ratio (ea3d), or its surface width, beta_eff, energy,
+    magnetization, step density and event rate (kmc2d)."""
     input:
         "results/{campaign}/datasets/{point}.nc",
     output:
@@ -21,7 +22,8 @@ rule exponents:
 
 rule figures:
     """The campaign figures, every point in each: W2, beta_eff, C_h, C_s, lambda_eff
-    (kpz), or energy, q2, binder (ea3d)."""
+    (kpz), or energy, q2, binder (ea3d), or W2, beta_eff (sos points), energy,
+    magnetization (ising points), step_density, events_rate (kmc2d)."""
     input:
         campaign_analyses,
     output:
@@ -54,7 +56,9 @@ rule paper_figure:
     fig3b: C_s(t, s) vs t/s per scheme; fig4: C_h and lambda_eff per scheme and TC;
     fig6: beta_eff with kelling2017's asymptotic beta; performance: from the dd
     benchmarks; psflip_k, psflip_L, psflip_prng (lulli2015 Figs. 4, 5, 9): from the
-    ea3d benchmarks.
+    ea3d benchmarks; strong_scaling, scaling_collapse (Figs. 12, 13): from the mgpu
+    benchmarks; darkins2024_fig3: from the kmc2d benchmarks; darkins2024_fig2: no input,
+    its CPU run is done by the drawing function.
     """
     input:
         paper_figure_input,
@@ -82,14 +86,15 @@ rule paper_figure:
 
 
 rule benchmark:
-    """The campaign's `benchmarks` lines of one `simcore bench` kernel (dd, ea3d, or mgpu:
-    the strong scaling over all GPUs of the host, via mpirun), one CSV row per repeat."""
+    """The campaign's `benchmarks` lines of one `simcore bench` kernel (dd, ea3d, mgpu:
+    the strong scaling over all GPUs of the host, via mpirun, or kmc2d: the GPU tile
+    algorithm and serial BKL), one CSV row per repeat or configuration."""
     output:
         "results/{campaign}/bench/{kernel}.csv",
     log:
         "results/{campaign}/logs/bench_{kernel}.log",
     wildcard_constraints:
-        kernel="dd|ea3d|mgpu",
+        kernel="|".join(BENCH_KERNELS),
     params:
         lines=lambda wildcards: CAMPAIGN.bench_lines(wildcards.kernel),
     resources:

@@ -4,7 +4,14 @@
 
 import re
 
-from simcore.campaign import BENCH_FIGURE_KERNEL, NAME_PATTERN, job_config_yaml, load_campaign
+from simcore.campaign import (
+    BENCH_FIGURE_KERNEL,
+    BENCH_KERNELS,
+    COMPUTED_FIGURES,
+    NAME_PATTERN,
+    job_config_yaml,
+    load_campaign,
+)
 
 # Validated (semantic checks beyond the schema: L a power of two, p + q <= 1, waiting
 # times <= t_max, unique point names) and expanded into points and blocks.
@@ -12,12 +19,10 @@ CAMPAIGN = load_campaign(
     config, schema_path=f"{workflow.basedir}/workflow/schemas/config.schema.yaml"
 )
 
-#: The campaign figures of each model (analysis.figures; analysis.spin_glass for ea3d).
-MODEL_FIGURES = {
-    "kpz": ["W2", "beta_eff", "C_h", "C_s", "lambda_eff"],
-    "ea3d": ["energy", "q2", "binder"],
-}
-FIGURE_NAMES = MODEL_FIGURES[CAMPAIGN.points[0].model]
+#: The campaign figures of its model (simcore.campaign.MODEL_FIGURES: analysis.figures for
+#: kpz, analysis.spin_glass for ea3d; analysis.kmc2d for kmc2d, whose figures depend on the
+#: rate models of its points).
+FIGURE_NAMES = CAMPAIGN.figure_names
 FIGURE_FORMATS = ["png", "pdf"]
 
 DATASETS = expand(
@@ -113,11 +118,14 @@ def _analyses(campaign, points):
 
 
 def paper_figure_input(wildcards):
-    """What a comparison figure is drawn from: the benchmark table (performance) or the
-    analyses of the points it selects."""
+    """What a comparison figure is drawn from: the benchmark table (performance, ...),
+    nothing (a figure that computes its own data), or the analyses of the points it
+    selects."""
     fig = CAMPAIGN.paper_figure(wildcards.fig)
     if fig.figure in BENCH_FIGURE_KERNEL:
         return bench_csv(wildcards, BENCH_FIGURE_KERNEL[fig.figure])
+    if fig.figure in COMPUTED_FIGURES:
+        return []
     return _analyses(wildcards.campaign, CAMPAIGN.figure_points(fig.name))
 
 
@@ -128,4 +136,6 @@ def paper_figure_summary(wildcards):
         kernel = BENCH_FIGURE_KERNEL[fig.figure]
         lines = "; ".join(f"simcore bench {kernel} {line}" for line in CAMPAIGN.bench_lines(kernel))
         return f"Benchmarks: {lines}."
+    if fig.figure in COMPUTED_FIGURES:
+        return f"{fig.figure}: computed on the CPU by analysis.kmc2d_performance (no points)."
     return CAMPAIGN.summary(CAMPAIGN.figure_points(fig.name))

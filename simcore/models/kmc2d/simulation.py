@@ -31,13 +31,15 @@ def model_params(cfg: dict) -> tuple[float, ...]:
 
 
 def initial_lattice(cfg: dict, sample: int) -> np.ndarray:
-    """The start of one sample: a flat surface (height 0) or, for ``start: random``,
-    spins +-1 with probability 1/2 each from the job seed and the sample index."""
+    """The start of one sample: ``flat`` is a flat surface (height 0) for sos and all
+    spins up for ising; ``random`` is spins +-1 with probability 1/2 each (from the job
+    seed and the sample index; heights 0 or 1 for sos)."""
     L = int(cfg["L"])
     if cfg["start"] == "flat":
-        return np.zeros((L, L), dtype=np.int32)
+        return np.full((L, L), 0 if cfg["rates"] == "sos" else 1, dtype=np.int32)
     rng = np.random.default_rng([int(cfg["seed"]), int(cfg["sample_offset"]) + sample, 0x2D])
-    return rng.choice(np.array([-1, 1], dtype=np.int32), size=(L, L))
+    values = [0, 1] if cfg["rates"] == "sos" else [-1, 1]
+    return rng.choice(np.array(values, dtype=np.int32), size=(L, L))
 
 
 def step_density(x: np.ndarray) -> float:
@@ -65,7 +67,7 @@ class KMC2DSimulation(LockstepProgress):
         self.params = model_params(cfg)
         self.inv, self.ratio = rate_tables(self.model, self.params)
         self.rates = rate_table(self.model, self.params)
-        self.scheme, self.tile = str(cfg["scheme"]), int(cfg["tile"])
+        self.scheme, self.tile = str(cfg["scheme"]), int(cfg.get("tile", 8))
         self.times = sampling_times(cfg["t_max"], cfg["points_per_decade"], [])
         seed = int(cfg["seed"])
         self.k0, self.k1 = seed & 0xFFFFFFFF, seed >> 32
@@ -363,9 +365,13 @@ class KMC2DSimulation(LockstepProgress):
             },
         )
         data["wall_time"] = (
-            ("time",),
-            st["wall"],
-            {"long_name": "wall-clock time since the start of the run (all samples)", "units": "s"},
+            dims,
+            np.broadcast_to(st["wall"], (self.samples, self.times.size)).copy(),
+            {
+                "long_name": "wall-clock time of this sample's job since its start",
+                "units": "s",
+                "comment": "a job advances all its samples together: the same for each",
+            },
         )
         data["dt_history"] = (
             ("sample", "step"),

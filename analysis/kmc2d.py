@@ -1,0 +1,360 @@
+"""Exact 2D kinetic Monte Carlo (kmc2d) analysis and campaign figures.
+
+Analysis of one aggregated dataset (``python -m analysis.exponents`` dispatches here on the
+dataset's ``model``): sample means with grouped jackknife errors over samples
+(:mod:`analysis.stats`).  Samples are independent (each has its own Philox streams), so
+contiguous groups of samples are as good as random ones.
+
+* rates ``sos`` (crystal growth, darkins2024 sec. 4.1): ``mean_h``, ``W2``,
+  ``step_density`` and the effective growth exponent ``beta_eff`` from W = sqrt(<W2>)
+  between successive sampling times (kelling2017 eq. 8, as :mod:`analysis.exponents`: the
+  jackknife runs through the whole chain mean -> log -> slope);
+* rates ``ising`` (Glauber): ``magnetization`` m, ``abs_magnetization`` abs(m),
+  ``energy`` per spin, ``step_density``;
+* both: ``events_rate`` = events / (L^2 t), the real events per cell and unit time since
+  t = 0 (NaN at t = 0): the work a run did, and for sos at phi = 0 exactly k2.
+
+Each quantity X is stored as ``X_mean`` and ``X_err`` over ``time`` (``beta_eff`` and
+``beta_eff_err`` over ``t_eff``, the midpoints of successive positive sampling times).
+
+Random deposition (sos at phi = 0): every cell grows by an independent Poisson process of
+rate k2, so <h> = k2 t and W^2 = k2 t exactly, and beta = 1/2.  Such analyses carry
+``reference_beta`` = 0.5, and the figures draw the exact W^2 = k2 t.
+
+Figures (``python -m analysis.figures`` dispatches here for kmc2d analyses), one line per
+point: ``W2`` and ``beta_eff`` (sos points), ``energy`` and ``magnetization`` (|m|; ising
+points), ``step_density`` and ``events_rate`` (all points); which of them a campaign has
+is :func:`simcore.campaign.kmc2d_figure_names` of its rate models.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+import numpy as np
+import xarray as xr
+from matplotlib.figure import Figure
+
+from analysis.figures import (
+    STYLE,
+    fmt_number,
+    log_tick_labels,
+    n_samples_of,
+    new_figure,
+    provenance,
+    save_figure,
+)
+from analysis.stats import default_groups, jackknife
+from simcore.campaign import kmc2d_figure_names
+
+__all__ = [
+    "OBSERVABLES",
+    "RD_BETA",
+    "analyze_kmc2d",
+    "make_all_kmc2d",
+    "plot_beta_eff",
+    "plot_observable",
+    "plot_W2",
+    "point_label",
+    "rates_of",
+]
+
+#: The per-sample observables of the run file, per rate model (besides ``events``).
+OBSERVABLES = {
+    "sos": ("mean_h", "W2", "step_density"),
+    "ising": ("magnetization", "energy", "step_density"),
+}
+#: Growth exponent of random deposition (sos at phi = 0).
+RD_BETA = 0.5
+
+MIDPOINT_NOTE = (
+    "t_eff is the arithmetic midpoint (t_i + t_j)/2 of two successive positive sampling "
+    "times (kelling2017 eq. 8, as analysis.exponents)"
+)
+
+_NAMES: dict[str, tuple[str, str | None]] = {
+    # name -> (long name, units; None: the run file's units)
+    "mean_h": ("mean surface height <h>", None),
+    "W2": ("squared surface width W^2", None),
+    "step_density": ("fraction of cells with a higher nearest neighbour", "1"),
+    "magnetization": ("magnetization per spin m", "1"),
+    "abs_magnetization": ("absolute magnetization per spin |m|", "1"),
+    "energy": ("energy per spin", None),
+    "events_rate": ("real events per cell and unit time since t = 0, events / (L^2 t)", None),
+}
+
+
+def rates_of(ds: xr.Dataset) -> str:
+    """The rate model of a kmc2d dataset: its ``rates`` attribute, else from its variables."""
+    rates = ds.attrs.get("rates")
+    if rates in OBSERVABLES:
+        return str(rates)
+    return "sos" if "W2" in ds.variables or "W2_mean" in ds.variables else "ising"
+
+
+def _slopes(ln_e: xr.DataArray, times: np.ndarray) -> xr.DataArray:
+    """d ln E / d ln t between successive positive times, on the ``t_eff`` midpoints."""
+    pos = np.flatnonzero(times > 0)
+    lo, hi = pos[:-1], pos[1:]
+    mid = 0.5 * (times[lo] + times[hi])
+    dlnt = xr.DataArray(np.log(times[hi] / times[lo]), dims="t_eff", coords={"t_eff": mid})
+
+    def at(idx: np.ndarray) -> xr.DataArray:
+        return ln_e.isel(time=idx).drop_vars("time").rename(time="t_eff").assign_coords(t_eff=mid)
+
+    return (at(hi) - at(lo)) / dlnt
+
+
+def _derived(m: xr.Dataset) -> xr.Dataset:
+    """The reported quantities as functions of the sample means (the jackknife's ``func``):
+    the means themselves and, where there is ``W2``, beta_eff.  Addresses dimensions by name
+    only, so the jackknife's replica dimension passes through."""
+    out = dict(m.data_vars)
+    if "W2" in m:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ln_w = 0.5 * np.log(m["W2"].where(m["W2"] > 0))
+        out["beta_eff"] = _slopes(ln_w, np.asarray(m["time"].values, dtype=float))
+    return xr.Dataset(out)
+
+
+def _per_sample(ds: xr.Dataset, rates: str) -> xr.Dataset:
+    """The per-sample quantities whose means are reported (float64)."""
+    L = int(ds.attrs.get("L", ds.sizes.get("row", 0)))
+    if L < 1:
+        raise ValueError("kmc2d dataset without the attribute L")
+    t = ds["time"].astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = (ds["events"].astype(np.float64) / (L * L * t)).where(t > 0)
+    data = {name: ds[name].astype(np.float64) for name in OBSERVABLES[rates]}
+    if rates == "ising":
+        data["abs_magnetization"] = abs(data["magnetization"])
+    data["events_rate"] = rate
+    return xr.Dataset(data)
+
+
+def _units(ds: xr.Dataset, name: str) -> str:
+    units = _NAMES[name][1]
+    if units is not None:
+        return units
+    if name == "events_rate":
+        return f"1 / ({ds['time'].attrs.get('units', 'time unit')})"
+    return str(ds[name].attrs.get("units", "1"))
+
+
+def analyze_kmc2d(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
+    """Means and jackknife errors of the kmc2d observables of one (aggregated) dataset.
+
+    Returns ``<name>_mean`` and ``<name>_err`` over ``time`` for every quantity of the rate
+    model (module docstring), ``beta_eff(_err)`` over ``t_eff`` for sos, and the
+    dataset's attributes plus ``analysis_method``, ``jackknife_groups``,
+    ``n_samples_analyzed`` and, for random deposition (sos, phi = 0), ``reference_beta``.
+    Raises ``ValueError`` naming what is missing for a dataset that is not kmc2d's.
+    """
+    rates = rates_of(ds)
+    missing = [v for v in (*OBSERVABLES[rates], "events") if v not in ds.variables]
+    if missing:
+        raise ValueError(f"not a kmc2d {rates} dataset: missing {', '.join(missing)}")
+    if ds.sizes.get("sample", 0) < 1:
+        raise ValueError("kmc2d dataset has no samples")
+    ds = ds.sortby("sample").sortby("time")
+    per_sample = _per_sample(ds, rates)
+    n = int(ds.sizes["sample"])
+    groups = default_groups(n) if n_groups is None else int(n_groups)
+    est, err = jackknife(per_sample, _derived, dim="sample", n_groups=groups, vectorized=True)
+
+    out = xr.Dataset(coords={"time": ds["time"].values})
+    out["time"].attrs = dict(ds["time"].attrs)
+    for name in per_sample.data_vars:
+        long_name, units = _NAMES[str(name)][0], _units(ds, str(name))
+        out[f"{name}_mean"] = est[name].variable
+        out[f"{name}_mean"].attrs = {"long_name": f"sample mean of {long_name}", "units": units}
+        out[f"{name}_err"] = err[name].variable
+        out[f"{name}_err"].attrs = {
+            "long_name": f"jackknife standard error of the sample mean of {long_name}",
+            "units": units,
+        }
+    if "beta_eff" in est:
+        times = np.asarray(ds["time"].values, dtype=float)
+        pos = np.flatnonzero(times > 0)
+        out = out.assign_coords(
+            t_eff=("t_eff", est["t_eff"].values),
+            t_lower=("t_eff", times[pos[:-1]]),
+            t_upper=("t_eff", times[pos[1:]]),
+        )
+        unit = str(ds["time"].attrs.get("units", "1"))
+        out["t_eff"].attrs = {"long_name": "effective time of beta_eff", "units": unit,
+                              "comment": MIDPOINT_NOTE}  # fmt: skip
+        out["t_lower"].attrs = {"long_name": "earlier time t_j of the pair", "units": unit}
+        out["t_upper"].attrs = {"long_name": "later time t_i of the pair", "units": unit}
+        out["beta_eff"] = est["beta_eff"].variable
+        out["beta_eff"].attrs = {
+            "long_name": "effective growth exponent beta_eff (kelling2017 eq. 8, "
+            "E = sqrt(mean W2))",
+            "units": "1",
+            "comment": MIDPOINT_NOTE,
+        }
+        out["beta_eff_err"] = err["beta_eff"].variable
+        out["beta_eff_err"].attrs = {
+            "long_name": "jackknife standard error of beta_eff",
+            "units": "1",
+        }
+    attrs = dict(ds.attrs)
+    attrs.setdefault("n_samples", n)
+    attrs.update(
+        {
+            "title": f"simcore analysis: kmc2d {rates} observables of {attrs.get('point', '')}",
+            "analysis_method": "sample means; grouped jackknife errors over samples "
+            "(analysis.kmc2d); beta_eff: kelling2017 eq. 8 with E = sqrt(mean W2) between "
+            "successive positive sampling times",
+            "analysis_created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+            "jackknife_groups": groups,
+            "n_samples_analyzed": n,
+        }
+    )
+    if rates == "sos" and _is_random_deposition(attrs):
+        attrs["reference_beta"] = RD_BETA
+        attrs["reference_beta_source"] = (
+            "random deposition (phi = 0): <h> = k2 t, W^2 = k2 t, beta = 1/2 exactly"
+        )
+    out.attrs = attrs
+    return out
+
+
+def _is_random_deposition(attrs: dict[str, Any]) -> bool:
+    try:
+        return float(attrs["phi"]) == 0.0
+    except (KeyError, TypeError, ValueError):
+        return False
+
+
+# ----------------------------------------------------------------------------- figures
+
+
+def point_label(ds: xr.Dataset) -> str:
+    """Legend text of a kmc2d point: rate model and parameters, L, scheme, samples."""
+    a = ds.attrs
+    if rates_of(ds) == "sos":
+        par = rf"$\phi$={fmt_number(a.get('phi', '?'))}"
+        if float(a.get("k2", 1.0)) != 1.0:
+            par += f", k2={fmt_number(a['k2'])}"
+    else:
+        par = f"T={fmt_number(a.get('T', '?'))}"
+        if float(a.get("J", 1.0)) != 1.0:
+            par += f", J={fmt_number(a['J'])}"
+        if float(a.get("h", 0.0)) != 0.0:
+            par += f", h={fmt_number(a['h'])}"
+    scheme = str(a.get("scheme", "?"))
+    if scheme == "tiles":
+        scheme += str(a.get("tile", ""))
+    return f"{rates_of(ds)} L={a.get('L', '?')}, {par}, {scheme}, n={n_samples_of(ds)}"
+
+
+def _time_label(datasets: Sequence[xr.Dataset]) -> str:
+    units = {str(d["time"].attrs.get("units", "?")) for d in datasets}
+    return f"t [{units.pop()}]" if len(units) == 1 else "t [model time units]"
+
+
+def plot_observable(
+    datasets: Sequence[xr.Dataset], var: str, ylabel: str, logy: bool = False
+) -> Figure:
+    """``var``_mean vs t (log t) with jackknife error bars, one line per point."""
+    with matplotlib.rc_context(STYLE):
+        fig, axes = new_figure(1, 1)
+        ax = axes[0, 0]
+        for ds in datasets:
+            t = np.asarray(ds["time"].values, dtype=float)
+            y = np.asarray(ds[f"{var}_mean"].values, dtype=float)
+            e = np.asarray(ds[f"{var}_err"].values, dtype=float)
+            ok = (t > 0) & np.isfinite(y) & ((y > 0) if logy else True)
+            ax.errorbar(t[ok], y[ok], yerr=e[ok], marker="o", ms=2.5, label=point_label(ds))
+        ax.set_xscale("log")
+        if logy:
+            ax.set_yscale("log")
+        log_tick_labels(ax)
+        ax.set_xlabel(_time_label(datasets))
+        ax.set_ylabel(ylabel)
+        ax.legend(loc="best")
+    return fig
+
+
+def _rd_k2(datasets: Sequence[xr.Dataset]) -> list[float]:
+    """The k2 values of the random-deposition points (phi = 0) among ``datasets``."""
+    return sorted({float(d.attrs.get("k2", 1.0)) for d in datasets
+                   if _is_random_deposition(d.attrs)})  # fmt: skip
+
+
+def plot_W2(datasets: Sequence[xr.Dataset]) -> Figure:
+    """W^2(t) log-log with error bars; the exact random-deposition W^2 = k2 t dashed."""
+    fig = plot_observable(datasets, "W2", r"$W^2$ [lattice units$^2$]", logy=True)
+    ax = fig.axes[0]
+    t_all = np.concatenate([np.asarray(d["time"].values, dtype=float) for d in datasets])
+    t = np.unique(t_all[t_all > 0])
+    for k2 in _rd_k2(datasets):
+        label = r"random deposition $W^2 = k_2 t$" + (f" ($k_2$={k2:g})" if k2 != 1 else "")
+        ax.plot(t, k2 * t, "k--", linewidth=0.8, label=label)
+    with matplotlib.rc_context(STYLE):
+        ax.legend(loc="best")
+    return fig
+
+
+def plot_beta_eff(datasets: Sequence[xr.Dataset]) -> Figure:
+    """beta_eff(t) with jackknife error bars and random deposition's beta = 1/2."""
+    with matplotlib.rc_context(STYLE):
+        fig, axes = new_figure(1, 1)
+        ax = axes[0, 0]
+        for ds in datasets:
+            t = np.asarray(ds["t_eff"].values, dtype=float)
+            y = np.asarray(ds["beta_eff"].values, dtype=float)
+            e = np.asarray(ds["beta_eff_err"].values, dtype=float)
+            ok = np.isfinite(y)
+            ax.errorbar(t[ok], y[ok], yerr=e[ok], marker="o", ms=2.5, label=point_label(ds))
+        ax.axhline(RD_BETA, color="k", linestyle="--", linewidth=0.8,
+                   label=r"random deposition $\beta = 1/2$")  # fmt: skip
+        ax.set_xscale("log")
+        log_tick_labels(ax)
+        ax.set_xlabel(_time_label(datasets))
+        ax.set_ylabel(r"$\beta_{eff}$ [1]")
+        ax.legend(loc="best")
+    return fig
+
+
+def _figure(name: str, datasets: Sequence[xr.Dataset]) -> Figure:
+    """One campaign figure of :func:`make_all_kmc2d` from the points it applies to."""
+    if name == "W2":
+        return plot_W2(datasets)
+    if name == "beta_eff":
+        return plot_beta_eff(datasets)
+    if name == "energy":
+        return plot_observable(datasets, "energy", "e [J]")
+    if name == "magnetization":
+        return plot_observable(datasets, "abs_magnetization", "|m| [1]")
+    if name == "step_density":
+        return plot_observable(datasets, "step_density", "step density [1]")
+    if name == "events_rate":
+        return plot_observable(
+            datasets, "events_rate", r"events / ($L^2$ t) [1/time unit]", logy=True
+        )
+    raise ValueError(f"unknown kmc2d figure {name!r}")
+
+
+#: The rate model a figure needs (None: every point).
+_FIGURE_RATES = {"W2": "sos", "beta_eff": "sos", "energy": "ising", "magnetization": "ising"}
+
+
+def make_all_kmc2d(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]) -> list[Path]:
+    """Write the campaign figures of kmc2d analyses (PNG and PDF each): those of
+    :func:`simcore.campaign.kmc2d_figure_names` for the analyses' rate models."""
+    if not analyses:
+        raise ValueError("no kmc2d analyses given")
+    written: list[Path] = []
+    for name in kmc2d_figure_names(rates_of(d) for d in analyses):
+        need = _FIGURE_RATES.get(name)
+        chosen = [d for d in analyses if need is None or rates_of(d) == need]
+        fig = _figure(name, chosen)
+        written += save_figure(fig, out_dir, name, provenance(chosen))
+    return written
