@@ -1,5 +1,5 @@
 """Progress of a job whose samples all advance together: the state's ``ti`` counts the
-sampling times done of ``self.times``.  Used by EA3D; the GPU KPZ job has the same two
+sampling times done of ``self.times``.  Used by EA3D and kmc2d; the GPU KPZ job has the same
 methods and should use this too (not switched: no GPU time left to test it)."""
 
 from __future__ import annotations
@@ -8,9 +8,19 @@ import numpy as np
 
 
 class LockstepProgress:
-    """``done`` and ``fraction_done`` for jobs with ``self.times`` and a state ``ti``."""
+    """``done``, ``fraction_done`` and ``device_name`` for jobs with ``self.times``, a
+    state ``ti`` and ``self.gpu`` (whether the job runs on the GPU)."""
 
     times: np.ndarray
+    gpu: bool
+
+    def device_name(self) -> str | None:
+        """Device for provenance (None: the CPU model)."""
+        if not self.gpu:
+            return None
+        from simcore.models import gpu_device_name
+
+        return gpu_device_name()
 
     def done(self, st: dict) -> bool:
         """True when the last sampling time has been measured."""

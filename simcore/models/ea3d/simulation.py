@@ -88,14 +88,6 @@ class EA3DSimulation(LockstepProgress):
         on_gpu = ("S", "prng_state", "prng_aux")
         return {k: (cp.asarray(v) if k in on_gpu else v) for k, v in st.items()}
 
-    def device_name(self) -> str | None:
-        """Device for provenance (None: the CPU model)."""
-        if not self.gpu:
-            return None
-        from simcore.models import gpu_device_name
-
-        return gpu_device_name()
-
     def describe(self, st: dict) -> str:
         """Where the job stands, for progress lines."""
         ti = int(st["ti"])

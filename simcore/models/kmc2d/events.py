@@ -69,6 +69,16 @@ def global_index(a, b, oi, oj, L):
 
 
 @numba.njit(inline="always", cache=True)
+def around(a, b, da, db, n, m, lo):
+    """Patch coordinates of the neighbour (a + da, b + db) and whether it is live (it
+    wraps on the periodic lattice, lo == 0; the fixed ring of a tile's patch is not)."""
+    aa, bb = a + da, b + db
+    if lo == 0:
+        return aa % n, bb % m, True
+    return aa, bb, 1 <= aa < n - 1 and 1 <= bb < m - 1
+
+
+@numba.njit(inline="always", cache=True)
 def new_time(t, cls, g, cnt, a, b, inv, sample, k0, k1):
     """Waiting time of a cell of class ``cls`` drawn at time t (one draw of its stream;
     infinity, and no draw, when the class has rate 0)."""
@@ -103,10 +113,8 @@ def fire(x, tau, cnt, cls, a, b, t, model, inv, ratio, lo, oi, oj, L, sample, k0
     x[a, b] = new_state(model, x[a, b])
     for da in range(-1, 2):
         for db in range(-1, 2):
-            aa, bb = a + da, b + db
-            if lo == 0:
-                aa, bb = aa % n, bb % m
-            elif aa < 1 or aa >= n - 1 or bb < 1 or bb >= m - 1:
+            aa, bb, live = around(a, b, da, db, n, m, lo)
+            if not live:
                 continue
             c_new = patch_class(model, x, aa, bb, lo)
             c_old = cls[aa, bb]
@@ -205,12 +213,9 @@ def run_events(
             _account(sums, a, b, B, term)
         for da in range(-1, 2):
             for db in range(-1, 2):
-                aa, bb = a + da, b + db
-                if lo == 0:
-                    aa, bb = aa % n, bb % m
-                elif aa < 1 or aa >= n - 1 or bb < 1 or bb >= m - 1:
-                    continue
-                tree_update(tree, size, flat, m, oi, oj, L, aa * m + bb)
+                aa, bb, live = around(a, b, da, db, n, m, lo)
+                if live:
+                    tree_update(tree, size, flat, m, oi, oj, L, aa * m + bb)
     return t, events
 
 

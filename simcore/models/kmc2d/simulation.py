@@ -142,14 +142,6 @@ class KMC2DSimulation(LockstepProgress):
             self._on_device = False
         return st
 
-    def device_name(self) -> str | None:
-        """Device for provenance (None: the CPU model)."""
-        if not self.gpu:
-            return None
-        from simcore.models import gpu_device_name
-
-        return gpu_device_name()
-
     def describe(self, st: dict) -> str:
         """Where the job stands, for progress lines."""
         ti = int(st["ti"])
