@@ -13,6 +13,8 @@ contiguous groups of samples are as good as random ones.
   ``energy`` per spin, ``step_density``;
 * both: ``events_rate`` = events / (L^2 t), the real events per cell and unit time since
   t = 0 (NaN at t = 0): the work a run did, and for sos at phi = 0 exactly k2.
+  ``events_per_second`` = events / wall_time per sample (the speed; a job advances all its
+  samples together, so its throughput is the sum over its samples).
 
 Each quantity X is stored as ``X_mean`` and ``X_err`` over ``time`` (``beta_eff`` and
 ``beta_eff_err`` over ``t_eff``, the midpoints of successive positive sampling times).
@@ -86,6 +88,11 @@ _NAMES: dict[str, tuple[str, str | None]] = {
     "abs_magnetization": ("absolute magnetization per spin |m|", "1"),
     "energy": ("energy per spin", None),
     "events_rate": ("real events per cell and unit time since t = 0, events / (L^2 t)", None),
+    "events_per_second": (
+        "real events per wall-clock second since the start, of one sample (a job advances "
+        "all its samples together: its throughput is the sum over them)",
+        "1/s",
+    ),
 }
 
 
@@ -134,6 +141,10 @@ def _per_sample(ds: xr.Dataset, rates: str) -> xr.Dataset:
     if rates == "ising":
         data["abs_magnetization"] = abs(data["magnetization"])
     data["events_rate"] = rate
+    if "wall_time" in ds.variables:
+        wall = ds["wall_time"].astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            data["events_per_second"] = (ds["events"].astype(np.float64) / wall).where(wall > 0)
     return xr.Dataset(data)
 
 
