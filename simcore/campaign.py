@@ -497,18 +497,12 @@ def _expand_entry(cfg: Mapping[str, Any], idx: int, entry: Mapping[str, Any]) ->
     if cfg["model"] == "kmc2d":
         return _expand_kmc2d(cfg, where, entry, setting)
     dim = int(_required(entry, "dim", where))
-    t_max = int(setting("t_max"))
     waiting = [int(s) for s in setting("waiting_times")]
     if len(set(waiting)) != len(waiting):
         raise ValueError(f"campaign config: {where}.waiting_times: repeated value in {waiting}")
     common = {
-        "model": str(cfg["model"]),
-        "dim": dim,
-        "t_max": t_max,
+        **_common_settings(str(cfg["model"]), dim, setting),
         "waiting_times": tuple(sorted(waiting)),
-        "points_per_decade": int(setting("points_per_decade")),
-        "samples": int(setting("samples")),
-        "samples_per_job": int(setting("samples_per_job")),
     }
     tcs = entry.get("tc", RUN_KEYS["tc"][1])
     tcs = tcs if tcs and isinstance(tcs[0], list) else [tcs]  # one pair or a list of pairs
@@ -550,18 +544,23 @@ def _required(entry: Mapping[str, Any], key: str, where: str) -> Any:
     return entry[key]
 
 
-def _expand_ea3d(
-    cfg: Mapping[str, Any], where: str, entry: Mapping[str, Any], setting: Any
-) -> list[Point]:
-    """The EA3D points of one entry: the product of its L, T, layout, prng and backend."""
-    common = {
-        "model": "ea3d",
-        "dim": 3,
+def _common_settings(model: str, dim: int, setting: Any) -> dict[str, Any]:
+    """The settings every point of an entry shares, whatever its model."""
+    return {
+        "model": model,
+        "dim": dim,
         "t_max": int(setting("t_max")),
         "points_per_decade": int(setting("points_per_decade")),
         "samples": int(setting("samples")),
         "samples_per_job": int(setting("samples_per_job")),
     }
+
+
+def _expand_ea3d(
+    cfg: Mapping[str, Any], where: str, entry: Mapping[str, Any], setting: Any
+) -> list[Point]:
+    """The EA3D points of one entry: the product of its L, T, layout, prng and backend."""
+    common = _common_settings("ea3d", 3, setting)
     for key in ("samples", "samples_per_job"):
         if common[key] % 64:
             raise ValueError(
@@ -632,14 +631,7 @@ def _expand_kmc2d(
     required = {"sos": "phi", "ising": "T"}[rates]
     _required(entry, required, where)
     values = [_as_list(entry.get(key, defaults[key][1])) for key in names]
-    common = {
-        "model": "kmc2d",
-        "dim": 2,
-        "t_max": int(setting("t_max")),
-        "points_per_decade": int(setting("points_per_decade")),
-        "samples": int(setting("samples")),
-        "samples_per_job": int(setting("samples_per_job")),
-    }
+    common = _common_settings("kmc2d", 2, setting)
     tiles = _as_list(entry.get("tile", defaults["tile"][1]))
     points = []
     for L, *params, scheme, start, backend in itertools.product(

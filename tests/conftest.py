@@ -42,6 +42,21 @@ def write_config(tmp_path):
     return _write
 
 
+def run_with_stops(cfg: dict, out: Path) -> int:
+    """Run a job that stops after every sampling time (``max_wall=0``), resuming from its
+    checkpoint each time, until it finishes; returns the number of stops.  While stopped,
+    only the checkpoint exists, never the output."""
+    from simcore.io.checkpoint import checkpoint_path
+    from simcore.runner import EXIT_CHECKPOINTED, EXIT_OK, run_job
+
+    stops = 0
+    while (status := run_job(cfg, out, max_wall=0.0, progress=False)) == EXIT_CHECKPOINTED:
+        stops += 1
+        assert not out.exists() and checkpoint_path(out).exists()
+    assert status == EXIT_OK and not checkpoint_path(out).exists()
+    return stops
+
+
 def run_simcore(*args: str, **kwargs) -> subprocess.CompletedProcess:
     """Run the installed ``simcore`` command (as a user would) and capture its output."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
