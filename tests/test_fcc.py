@@ -120,3 +120,29 @@ def test_detailed_balance_on_a_tiny_box(both: bool) -> None:
     freq = classes.mean(axis=0)
     sigma = classes.std(axis=0, ddof=1) / np.sqrt(len(classes))
     assert np.all(np.abs(freq - exact) < 5 * sigma + 1e-4), (freq, exact, sigma)
+
+
+def test_observables_of_a_random_mixture_and_a_quench() -> None:
+    """A random mixture (c = 0.325): open bonds per B within 1% of 12 (1 - c) = 8.1 (eight
+    of twelve, kelling2012 Fig. 7), and S(k) flat at c (1 - c) (the shells' mean within
+    5%, no shell off by more than 30%).  A quench (epsilon = 1.5) lowers the open bonds
+    and the energy, and the domain size grows from 100 to 400 MCS."""
+    from simcore.models.fcc.observables import (
+        domain_size,
+        energy_per_site,
+        open_bonds_per_b,
+        structure_factor,
+    )
+
+    L, c = 32, 0.325
+    lat = random_mixture(L, c, 7, 8, 0)
+    assert abs(open_bonds_per_b(lat, L) / (12 * (1 - c)) - 1) < 0.01
+    k, S = structure_factor(lat, L)
+    assert abs(S.mean() / (c * (1 - c)) - 1) < 0.05 and np.all(np.abs(S / (c * (1 - c)) - 1) < 0.3)
+    e0, ob0 = energy_per_site(lat, L), open_bonds_per_b(lat, L)
+    thr = thresholds(1.5)
+    sequential_sweeps(lat, L, 0, 100, 0, 7, 8, thr, False)
+    l100 = domain_size(*structure_factor(lat, L))
+    sequential_sweeps(lat, L, 100, 300, 0, 7, 8, thr, False)
+    assert domain_size(*structure_factor(lat, L)) > l100 > domain_size(k, S)
+    assert energy_per_site(lat, L) < e0 and open_bonds_per_b(lat, L) < 0.6 * ob0
