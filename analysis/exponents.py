@@ -120,6 +120,17 @@ def _safe_log(x: xr.DataArray) -> xr.DataArray:
         return np.log(x.where(x > 0))
 
 
+def beta_eff_of(W2: xr.DataArray, times: np.ndarray) -> xr.DataArray:
+    """kelling2017 eq. 8 with E = W = sqrt(W2): d ln W / d ln t between successive
+    positive sampling times ``times`` (ascending), on their midpoints ``t_eff``; NaN where
+    W2 <= 0.  Any other dimension of ``W2`` (jackknife replicas) passes through."""
+    lo, hi = _successive_pairs(times)
+    mid = 0.5 * (times[lo] + times[hi])
+    dlnt = xr.DataArray(np.log(times[hi]) - np.log(times[lo]), dims="t_eff", coords={"t_eff": mid})
+    ln_w = 0.5 * _safe_log(W2)
+    return (_pair_values(ln_w, hi, "t_eff", mid) - _pair_values(ln_w, lo, "t_eff", mid)) / dlnt
+
+
 def _derived(m: xr.Dataset) -> xr.Dataset:
     """Every reported quantity as a function of the sample-mean dataset ``m``.
 
@@ -132,8 +143,7 @@ def _derived(m: xr.Dataset) -> xr.Dataset:
     mid = 0.5 * (times[lo] + times[hi])
     dlnt = xr.DataArray(np.log(times[hi]) - np.log(times[lo]), dims="t_eff", coords={"t_eff": mid})
 
-    ln_w = 0.5 * _safe_log(m["W2"])  # ln W, W = sqrt(<W2>)
-    beta = (_pair_values(ln_w, hi, "t_eff", mid) - _pair_values(ln_w, lo, "t_eff", mid)) / dlnt
+    beta = beta_eff_of(m["W2"], times)
 
     dlnt_c = dlnt.rename(t_eff="t_eff_c")
     s_vals = xr.DataArray(np.asarray(m["s"].values, dtype=float), dims="s", coords={"s": m["s"]})

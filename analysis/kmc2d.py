@@ -42,6 +42,7 @@ import numpy as np
 import xarray as xr
 from matplotlib.figure import Figure
 
+from analysis.exponents import beta_eff_of
 from analysis.figures import (
     STYLE,
     fmt_number,
@@ -104,28 +105,13 @@ def rates_of(ds: xr.Dataset) -> str:
     return "sos" if "W2" in ds.variables or "W2_mean" in ds.variables else "ising"
 
 
-def _slopes(ln_e: xr.DataArray, times: np.ndarray) -> xr.DataArray:
-    """d ln E / d ln t between successive positive times, on the ``t_eff`` midpoints."""
-    pos = np.flatnonzero(times > 0)
-    lo, hi = pos[:-1], pos[1:]
-    mid = 0.5 * (times[lo] + times[hi])
-    dlnt = xr.DataArray(np.log(times[hi] / times[lo]), dims="t_eff", coords={"t_eff": mid})
-
-    def at(idx: np.ndarray) -> xr.DataArray:
-        return ln_e.isel(time=idx).drop_vars("time").rename(time="t_eff").assign_coords(t_eff=mid)
-
-    return (at(hi) - at(lo)) / dlnt
-
-
 def _derived(m: xr.Dataset) -> xr.Dataset:
     """The reported quantities as functions of the sample means (the jackknife's ``func``):
     the means themselves and, where there is ``W2``, beta_eff.  Addresses dimensions by name
     only, so the jackknife's replica dimension passes through."""
     out = dict(m.data_vars)
     if "W2" in m:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ln_w = 0.5 * np.log(m["W2"].where(m["W2"] > 0))
-        out["beta_eff"] = _slopes(ln_w, np.asarray(m["time"].values, dtype=float))
+        out["beta_eff"] = beta_eff_of(m["W2"], np.asarray(m["time"].values, dtype=float))
     return xr.Dataset(out)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from simcore.config import ConfigError, load_run_config
+from simcore.config import KMC2D_GPU_TILES, ConfigError, load_run_config
 
 EXAMPLE_CONFIG = """example run config (YAML):
   model: kpz          # octahedron model (dim 2) / single-step model (dim 1)
@@ -147,7 +147,7 @@ def _parser() -> argparse.ArgumentParser:
 def _check_kmc2d_bench(args: argparse.Namespace) -> None:
     """One-line errors for the kmc2d benchmark's options."""
     B = args.tile
-    if B < 2 or B & (B - 1) or (args.backend == "gpu" and B not in (4, 8)):
+    if B < 2 or B & (B - 1) or (args.backend == "gpu" and B not in KMC2D_GPU_TILES):
         raise ConfigError("--tile", B, "must be a power of two >= 2 (4 or 8 on the GPU)")
     for n in args.L:
         if n % B or n < 3 * B:

@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from simcore.models.kmc2d.rates import PARAMS
 from simcore.schedules.decomposed import (
     all_schemes,
     geometry_from_config,
@@ -43,9 +44,9 @@ SCHEMES = ("sequential", *all_schemes())
 BACKENDS = ("cpu", "gpu")
 EA3D_LAYOUTS = ("standard", "sliced", "bitwise")
 EA3D_PRNGS = ("philox", "minstd", "pr64", "mt19937")
-#: The kmc2d rate models and the keys of their parameters (simcore.models.kmc2d.rates.PARAMS;
-#: a run config holds only those of its own rate model).
-KMC2D_PARAMS = {"sos": ("k2", "phi"), "ising": ("J", "h", "T")}
+#: The kmc2d rate models and the keys of their parameters (a run config holds only those
+#: of its own rate model).
+KMC2D_PARAMS = PARAMS
 KMC2D_SCHEMES = ("tiles", "serial", "bkl")
 KMC2D_STARTS = ("flat", "random")
 #: The start of each kmc2d rate model when ``start`` is not given.

@@ -203,9 +203,11 @@ def test_bkl_waiting_times_and_jumps_are_the_master_equations() -> None:
     n, params = 2, (1.0, 0.3, 1.5)
     rates = rate_table(ISING, params)
     states = _ising_states(n)
-    from simcore.models.kmc2d.serial import classes
+    from simcore.models.kmc2d.events import patch_class_all
 
-    flip_rates = np.array([rates[classes(s.astype(np.int32), ISING)].ravel() for s in states])
+    flip_rates = np.array(
+        [rates[patch_class_all(s.astype(np.int32), ISING)].ravel() for s in states]
+    )
     x = np.ones((n, n), dtype=np.int32)
     t, step = 0.0, 0
     waits, jumps = [[] for _ in states], np.zeros((len(states), n * n), dtype=np.int64)
@@ -310,7 +312,6 @@ def test_tiles_count_only_central_events() -> None:
     cls = np.zeros((S, S), dtype=np.int64)
     init_patch(xl, tau, cnt, cls, 0.0, SOS, inv, 1, 0, 0, L, 0, 8, 7)
     sums = np.zeros(17, dtype=np.uint64)
-    fbuf = np.zeros(1)
     _, events = run_events(
         xl,
         tau,
@@ -330,6 +331,5 @@ def test_tiles_count_only_central_events() -> None:
         7,
         B,
         sums,
-        (fbuf, fbuf.view(np.uint64)),
     )
     assert 7.0 < events / int(sums[16]) < 8.2

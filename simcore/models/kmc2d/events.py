@@ -182,7 +182,7 @@ def tree_update(tree, size, flat, m, oi, oj, L, p):
 
 @numba.njit(cache=True)
 def run_events(
-    x, tau, cnt, cls, t, t_end, model, inv, ratio, lo, oi, oj, L, sample, k0, k1, B, sums, bits
+    x, tau, cnt, cls, t, t_end, model, inv, ratio, lo, oi, oj, L, sample, k0, k1, B, sums
 ):
     """Fire the patch's events in time order while the next one is before ``t_end``;
     returns (time of the last event, or t, and the number of events).
@@ -191,13 +191,13 @@ def run_events(
     and ``sums`` (uint64[17]) accumulates the edge checksums of :mod:`.tiles` (entries
     0..7: events of the central tile's border facing direction d, 8..15: events of the
     halo cells in direction d; a term is the bits of the event time plus the mixed new
-    state) and in entry 16 the number of central events.  ``bits``: a float64[1] and its
-    uint64 view (fbuf, ubuf) that read a time's bits.
+    state) and in entry 16 the number of central events.
     """
     n, m = x.shape
     flat = tau.ravel()
     tree, size = tree_build(flat, m, oi, oj, L)
-    fbuf, ubuf = bits
+    fbuf = np.zeros(1)  # a time and, through the view, its bits
+    ubuf = fbuf.view(np.uint64)
     events = 0
     while True:
         p = tree[1]

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from simcore.config import KMC2D_GPU_TILES
 from simcore.models.kmc2d.rates import DIAGONALS, N_CLASSES
 
 CUDA_SOURCE = Path(__file__).with_name("cuda") / "kmc2d_tiles.cu"
@@ -24,6 +25,7 @@ CUDA_INCLUDE = Path(__file__).resolve().parents[2] / "rng" / "cuda"
 #: per SM; and the threads per block that load, set up and store them.
 DEFAULT_DPB = 4
 DEFAULT_NT = 128
+#: Steps whose (dt, accepted) a job keeps per sample (the run file's dt_history).
 HISTORY = 4096
 
 
@@ -96,7 +98,7 @@ class TileKernel:
     ):
         import cupy as cp
 
-        if L % B or L < 3 * B or B not in (4, 8):
+        if L % B or L < 3 * B or B not in KMC2D_GPU_TILES:
             raise ValueError(
                 f"GPU tiles need B = 4 or 8 and L a multiple of B >= 3B; got L = {L}, B = {B}"
             )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simcore.models.kmc2d.events import init_patch, run_events
+from simcore.models.kmc2d.events import init_patch, patch_class_all, run_events
 
 
 def initial_times(x: np.ndarray, model: int, inv: np.ndarray, sample: int, k0: int, k1: int):
@@ -30,13 +30,11 @@ def serial_run(
     L = x.shape[0]
     if x.shape != (L, L):
         raise ValueError(f"the lattice must be square, got {x.shape}")
-    cls = classes(x, model)
-    bits = _bits()
     return run_events(
         x,
         tau,
         cnt,
-        cls,
+        patch_class_all(x, model),
         float(t),
         float(t_end),
         model,
@@ -51,17 +49,5 @@ def serial_run(
         k1,
         0,
         np.zeros(17, np.uint64),
-        bits,
     )
 
-
-def classes(x: np.ndarray, model: int) -> np.ndarray:
-    """Rate class of every cell of a periodic lattice."""
-    from simcore.models.kmc2d.events import patch_class_all
-
-    return patch_class_all(x, model)
-
-
-def _bits() -> tuple[np.ndarray, np.ndarray]:
-    fbuf = np.zeros(1)
-    return fbuf, fbuf.view(np.uint64)

@@ -15,12 +15,11 @@ import time
 import numpy as np
 import xarray as xr
 
+from simcore.models.kmc2d.gpu import HISTORY  # steps of (dt, accepted) kept per sample
 from simcore.models.kmc2d.rates import ISING, MODELS, PARAMS, SOS, rate_table, rate_tables
 from simcore.models.lockstep import LockstepProgress
 from simcore.sampling import sampling_times
 
-#: Steps whose (dt, accepted) the run file keeps per sample (tiles scheme).
-HISTORY = 4096
 #: Side of the corner of the lattice kept as a snapshot at t_max.
 SNAPSHOT = 128
 
@@ -124,17 +123,25 @@ class KMC2DSimulation(LockstepProgress):
     def to_host(self, st: dict) -> dict:
         """The state as host arrays (the GPU's front buffers and counters copied back)."""
         if self.gpu and self._on_device:
-            k = self._kernel
-            st["x"], st["tau"], st["cnt"] = (k.front(n).get() for n in ("x", "tau", "cnt"))
-            st["t"], st["dt"] = k.t.get(), k.dt.get()
-            st["rejected_once"] = k.rejected_once.get().astype(np.int64)
-            for n in ("events", "accepted", "rejected"):
-                st[n] = getattr(k, n).get().astype(np.int64)
-            st["hist_dt"], st["hist_ok"] = k.hist_dt.get(), k.hist_ok.get().astype(np.int64)
-            n_steps = st["accepted"] + st["rejected"]
-            for s in range(self.samples):
-                st["hist_dt"][s, min(int(n_steps[s]), HISTORY) :] = np.nan
+            self._pull(st, full=True)
         return st
+
+    def _pull(self, st: dict, full: bool) -> None:
+        """Copy the GPU state into ``st``: the lattice, counters and dt history always
+        (what a sampling time measures and the run file keeps), the waiting times and
+        draw counters only with ``full`` (a checkpoint)."""
+        k = self._kernel
+        names = ("x", "tau", "cnt") if full else ("x",)
+        for name in names:
+            st[name] = k.front(name).get()
+        st["t"], st["dt"] = k.t.get(), k.dt.get()
+        st["rejected_once"] = k.rejected_once.get().astype(np.int64)
+        for n in ("events", "accepted", "rejected"):
+            st[n] = getattr(k, n).get().astype(np.int64)
+        st["hist_dt"], st["hist_ok"] = k.hist_dt.get(), k.hist_ok.get().astype(np.int64)
+        n_steps = st["accepted"] + st["rejected"]
+        for s in range(self.samples):
+            st["hist_dt"][s, min(int(n_steps[s]), HISTORY) :] = np.nan
 
     def from_host(self, st: dict) -> dict:
         """The state restored from host arrays (moved to the GPU at the next step)."""
@@ -259,7 +266,7 @@ class KMC2DSimulation(LockstepProgress):
             )
             self._on_device = True
         k.run_to(target)
-        self.to_host(st)
+        self._pull(st, full=False)
 
     def _measure(self, st: dict, ti: int) -> None:
         J, h = (self.params[0], self.params[1]) if self.model == ISING else (0.0, 0.0)

@@ -61,7 +61,6 @@ def advance(
                 cls[a, b] = patch_class(model, xl, a, b, 1)
         s = sums[T]
         s[:] = 0
-        fbuf = np.zeros(1)
         run_events(
             xl,
             taul,
@@ -81,7 +80,6 @@ def advance(
             k1,
             B,
             s,
-            (fbuf, fbuf.view(np.uint64)),
         )
         for a in range(B, 2 * B):
             gi = (oi + a) % L
