@@ -50,4 +50,3 @@ def serial_run(
         0,
         np.zeros(17, np.uint64),
     )
-
