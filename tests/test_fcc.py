@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 
+import numba
 import numpy as np
 import pytest
 
@@ -13,6 +14,7 @@ from simcore.models.fcc.lattice import (
     DX,
     DY,
     DZ,
+    b_neighbours,
     bb_bonds,
     count_b,
     empty_lattice,
@@ -22,6 +24,16 @@ from simcore.models.fcc.lattice import (
     site_xyz,
 )
 from simcore.models.fcc.rule import thresholds
+
+
+@numba.njit(cache=True)
+def neighbour_counts(lat, L):
+    """b_neighbours at every site, in site order."""
+    out = np.empty(L**3 // 2, dtype=np.int64)
+    for s in range(L**3 // 2):
+        x, y, z = site_xyz(s, L)
+        out[s] = b_neighbours(lat, x, y, z, L)
+    return out
 
 
 def test_the_fcc_sublattice_and_its_neighbours() -> None:
@@ -47,6 +59,21 @@ def test_random_mixture_and_bits() -> None:
     assert occ.sum() == nb
     z, y, x = np.nonzero(occ)
     assert np.all(((x ^ y ^ z) & 1) == 0)
+
+
+@pytest.mark.parametrize("L", [4, 6, 130])
+def test_b_neighbours_match_a_count_on_the_picture(L: int) -> None:
+    """The row-wise neighbour count of the packed lattice equals the count of B among the
+    12 displacements on the simple cubic picture (np.roll), at every site, for L with a
+    partial word (6), a word boundary crossed (130: 65 sites per row) and the smallest L."""
+    lat = random_mixture(L, 0.4, 11, 0, 0)
+    occ = occupation(lat, L).astype(np.int64)
+    count = sum(
+        np.roll(occ, (-dz, -dy, -dx), axis=(0, 1, 2)) for dx, dy, dz in zip(DX, DY, DZ, strict=True)
+    )
+    xs, ys, zs = np.array([site_xyz(s, L) for s in range(L**3 // 2)]).T
+    got = neighbour_counts(lat, L)
+    assert np.array_equal(got, count[zs, ys, xs])
 
 
 @pytest.mark.parametrize("both", [False, True])

@@ -1,4 +1,4 @@
-"""Lattice KMC of a binary alloy on the fcc lattice (kelling2012 secs. 2.2, 3.2), in progress.
+"""Lattice KMC of a binary alloy on the fcc lattice (kelling2012 secs. 2.2, 3.2).
 
 Conventions (fixed here for every schedule, CPU and GPU):
 
@@ -28,4 +28,39 @@ Random numbers
     (a, t, j, STREAM_FCC << 24); word 0 picks the site ((r0 N) >> 32), word 1 the
     direction ((r1 12) >> 32), word 2 is the acceptance uniform (r2 < T[n_b - n_a], an
     integer threshold T[d] = round(2^32 exp(-d epsilon))).
+
+Parallel schedules (every one has a CPU twin that gives the same lattice bit for bit)
+
+``dt``: two-layer double tiling (sec. 3.2; the GPU kernel, and on the CPU the
+    cache-blocked CPU DD on one core or on all cores).  Blocks are cubes of side b (sc
+    units; b a power of two >= 8, L a multiple of 2 b); block (bx, by, bz) has origin
+    b (bx, by, bz) and set sigma = (bx & 1) | (by & 1) << 1 | (bz & 1) << 2.  MCS t runs
+    the eight sets in the order p_t, a permutation of 0 .. 7: words w[0..7] = Philox
+    counters (0, t, sample, STREAM_FCC_ORDER << 24) and (1, ...), p = identity, then for
+    i = 7 .. 1: j = (w[i] (i + 1)) >> 32, swap p[i], p[j].  Every block of the active set
+    is fully updated: H = 256 single-hit rounds of its thread cells.  A block is cut into
+    cell groups of 8 x 8 x 8 (thread j = (gz b/8 + gy) b/8 + gx), each of 2 x 2 x 2 cells of
+    4 x 4 x 4 (32 fcc sites).  Hit h picks one cell set s for the whole block: word h & 3
+    of Philox (block id, t, sample, STREAM_FCC_SET << 24 | h >> 2), s = word >> 29, block id
+    = (bz nb + by) nb + bx with nb = L / b; the cell of set s in group g has origin
+    group origin + 4 (s & 1, s >> 1 & 1, s >> 2 & 1).  The thread's attempt: Philox
+    (global group id, t, sample, STREAM_FCC_DT << 24 | h), global group id =
+    (Z L/8 + Y) L/8 + X of the group's origin / 8; word 0 picks the site (kl = r0 >> 31,
+    ly = r0 >> 29 & 3, lz = r0 >> 27 & 3: y = cell y + ly, z = cell z + lz,
+    x = cell x + 2 kl + ((y + z) & 1)), words 1 and 2 the direction and the uniform as
+    above.  An attempt writes within 1 and reads within 2 sites of its cell, so cells of one
+    set (4 apart) and blocks of one set (b apart) never touch the same site: a hit or a
+    set gives the same lattice in any order.  256 hits x b^3 / 512 threads = b^3 / 2
+    attempts per block, N per MCS.
+
+``slabs``: one-dimensional dead border along z (the paper's MPI code; on the CPU a slab
+    per core).  P slabs of Lz = L / P planes (Lz >= 8).  MCS t is one round with origin
+    o = (r0 Lz) >> 32 of Philox (0, t, sample, STREAM_FCC_SLAB_ORIGIN << 24): slab r
+    holds planes (o + r Lz + i) mod L, i = 0 .. Lz - 1, of which i = 2 .. Lz - 3 are
+    active (a dead border of 2 planes on each side keeps every read and write of an
+    attempt inside its slab).  Slab r makes Lz L^2 / 2 attempts (N / P): attempt a uses
+    Philox (a, t, sample, STREAM_FCC_SLAB << 24 | r), word 0 picks an active site
+    (s = (r0 n) >> 32, n = (Lz - 4) L^2 / 2; k = s mod L/2, y = s / (L/2) mod L,
+    i = 2 + s / (L^2 / 2), z = (o + r Lz + i) mod L, x = 2 k + ((y + z) & 1)), words 1 and 2
+    as above.
 """

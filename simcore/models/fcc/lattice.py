@@ -12,9 +12,16 @@ from simcore.rng.philox import philox4x32
 DX = np.array([1, 1, -1, -1, 1, 1, -1, -1, 0, 0, 0, 0])
 DY = np.array([1, -1, 1, -1, 0, 0, 0, 0, 1, 1, -1, -1])
 DZ = np.array([0, 0, 0, 0, 1, -1, 1, -1, 1, -1, 1, -1])
-#: Stream tags: the random mixture, the attempts.
+#: Stream tags (conventions: :mod:`simcore.models.fcc`): the random mixture, the
+#: random-sequential attempts, the dt schedule (set order per MCS, cell set per hit, the
+#: threads' attempts) and the slabs schedule (origin per round, attempts).
 STREAM_FCC_INIT = 0x40
 STREAM_FCC = 0x41
+STREAM_FCC_ORDER = 0x42
+STREAM_FCC_SET = 0x43
+STREAM_FCC_DT = 0x44
+STREAM_FCC_SLAB_ORIGIN = 0x45
+STREAM_FCC_SLAB = 0x46
 
 
 def words_per_row(L: int) -> int:
@@ -54,12 +61,32 @@ def flip(lat, x, y, z):
 
 
 @numba.njit(inline="always", cache=True)
+def _bit(lat, z, y, k):
+    return (lat[z, y, k >> 6] >> np.uint64(k & 63)) & np.uint64(1)
+
+
+@numba.njit(inline="always", cache=True)
 def b_neighbours(lat, x, y, z, L):
-    """Number of B particles among the 12 neighbours of (x, y, z)."""
-    n = 0
-    for d in range(12):
-        n += get(lat, (x + DX[d]) % L, (y + DY[d]) % L, (z + DZ[d]) % L)
-    return n
+    """Number of B particles among the 12 neighbours of (x, y, z).  The in-plane and
+    out-of-plane neighbours (+-1, +-1, 0) and (+-1, 0, +-1) are the sites k - 1 + p and
+    k + p (p = (y + z) & 1) of rows (y +- 1, z) and (y, z +- 1); the four (0, +-1, +-1) are
+    site k of the diagonal rows."""
+    h = L // 2
+    k = x >> 1
+    p = (y + z) & 1
+    ka, kb = k - 1 + p, k + p
+    if ka < 0:
+        ka += h
+    if kb >= h:
+        kb -= h
+    ym = y - 1 if y > 0 else L - 1
+    yp = y + 1 if y < L - 1 else 0
+    zm = z - 1 if z > 0 else L - 1
+    zp = z + 1 if z < L - 1 else 0
+    n = _bit(lat, z, ym, ka) + _bit(lat, z, ym, kb) + _bit(lat, z, yp, ka) + _bit(lat, z, yp, kb)
+    n += _bit(lat, zm, y, ka) + _bit(lat, zm, y, kb) + _bit(lat, zp, y, ka) + _bit(lat, zp, y, kb)
+    n += _bit(lat, zm, ym, k) + _bit(lat, zm, yp, k) + _bit(lat, zp, ym, k) + _bit(lat, zp, yp, k)
+    return np.int64(n)
 
 
 @numba.njit(cache=True)

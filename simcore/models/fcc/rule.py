@@ -1,6 +1,7 @@
-"""The Kawasaki exchange of eq. 8, written once for every schedule (conventions:
-:mod:`simcore.models.fcc`).  A schedule picks the site, the direction and the uniform; the
-rule decides and moves."""
+"""The Kawasaki exchange of eq. 8, written once for every schedule and layout (conventions:
+:mod:`simcore.models.fcc`).  A schedule picks the site, the direction and the uniform; a
+layout reads the species and counts neighbours; :func:`proposed` and :func:`accepted` decide.
+The CUDA kernel (``cuda/fcc_dt.cu``) spells the same two decisions in C."""
 
 from __future__ import annotations
 
@@ -24,23 +25,39 @@ def thresholds(epsilon: float) -> np.ndarray:
 
 
 @numba.njit(inline="always", cache=True)
+def proposed(si, sf, both):
+    """Whether the pair (i, f) with species si, sf proposes an exchange: one A and one B,
+    and with only B active (``both`` false) the B particle on i."""
+    return si != sf and (both or si != 0)
+
+
+@numba.njit(inline="always", cache=True)
+def accepted(si, nb_i, nb_f, u, thr):
+    """Metropolis decision of eq. 8 for a proposed pair, given the B-neighbour counts of i
+    and f (each counting the other site): the B site keeps n_b = its count, the A site's
+    count less the B site itself is n_a.  Returns (accepted, change of B-B bonds)."""
+    if si:
+        n_b, n_a = nb_i, nb_f - 1
+    else:
+        n_b, n_a = nb_f, nb_i - 1
+    if n_a < n_b and not np.uint64(u) < thr[n_b - n_a]:
+        return False, 0
+    return True, n_a - n_b
+
+
+@numba.njit(inline="always", cache=True)
 def attempt(lat, L, x, y, z, d, u, thr, both):
-    """One attempt at the site (x, y, z) towards direction d with uniform u (uint32).
-    Returns the change of the number of B-B bonds (0 when nothing moved) and whether
-    the exchange happened."""
+    """One attempt on the periodic lattice at the site (x, y, z) towards direction d with
+    uniform u (uint32).  Returns the change of the number of B-B bonds (0 when nothing
+    moved) and whether the exchange happened."""
     fx, fy, fz = (x + DX[d]) % L, (y + DY[d]) % L, (z + DZ[d]) % L
     si = get(lat, x, y, z)
     sf = get(lat, fx, fy, fz)
-    if si == sf or (not both and si == 0):
+    if not proposed(si, sf, both):
         return 0, False
-    if si:  # the B particle moves from i to f
-        n_b = b_neighbours(lat, x, y, z, L)
-        n_a = b_neighbours(lat, fx, fy, fz, L) - 1
-    else:  # both active and i holds A: the B particle moves from f to i
-        n_b = b_neighbours(lat, fx, fy, fz, L)
-        n_a = b_neighbours(lat, x, y, z, L) - 1
-    if n_a < n_b and not np.uint64(u) < thr[n_b - n_a]:
-        return 0, False
-    flip(lat, x, y, z)
-    flip(lat, fx, fy, fz)
-    return n_a - n_b, True
+    nb_i, nb_f = b_neighbours(lat, x, y, z, L), b_neighbours(lat, fx, fy, fz, L)
+    ok, delta = accepted(si, nb_i, nb_f, u, thr)
+    if ok:
+        flip(lat, x, y, z)
+        flip(lat, fx, fy, fz)
+    return delta, ok

@@ -1,0 +1,123 @@
+"""GPU backend of the ``dt`` schedule: the CUDA kernel ``cuda/fcc_dt.cu`` through CuPy.
+
+CuPy is imported inside functions only, so this module imports without a GPU.  All
+samples of a job live on the device and run in lockstep: one launch per block set covers
+every block of the set in every sample (each sample has its own set order), so small
+lattices still fill the GPU.  The CPU twin is :mod:`simcore.models.fcc.decomposed`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from simcore.models.fcc.decomposed import check_block, set_order
+from simcore.models.fcc.lattice import words_per_row
+
+CUDA_SOURCE = Path(__file__).with_name("cuda") / "fcc_dt.cu"
+#: Include directory of the shared CUDA headers (philox.cuh).
+CUDA_INCLUDE = Path(__file__).resolve().parents[2] / "rng" / "cuda"
+
+
+def compile_defines(L: int, b: int, both: bool) -> tuple[str, ...]:
+    """The -D options of one kernel build (geometry and variant fixed at compile time)."""
+    vals = {"LL": L, "WPR": words_per_row(L), "B": b, "BOTH": int(bool(both))}
+    return tuple(f"-D{k}={v}" for k, v in vals.items())
+
+
+@lru_cache(maxsize=16)
+def _kernel(defines: tuple[str, ...]):
+    import cupy as cp
+
+    options = ("-std=c++17", f"-I{CUDA_INCLUDE}", *defines)
+    return cp.RawModule(code=CUDA_SOURCE.read_text(), options=options).get_function("dt_phase")
+
+
+def set_orders(t0: int, mcs: int, samples: int, sample0: int, k0: int, k1: int) -> np.ndarray:
+    """(mcs, samples, 8) int32: the set order of each MCS and sample (as the CPU twin)."""
+    out = np.empty((mcs, samples, 8), dtype=np.int32)
+    for i in range(mcs):
+        for j in range(samples):
+            out[i, j] = set_order(t0 + i, sample0 + j, k0, k1)
+    return out
+
+
+class DTKernel:
+    """Two-layer double tiling for a batch of samples of one (L, b, epsilon, active) on the
+    GPU.  Sample j of the batch uses Philox sample number ``sample0 + j``."""
+
+    def __init__(
+        self,
+        L: int,
+        b: int,
+        samples: int,
+        k0: int,
+        k1: int,
+        thr: np.ndarray,
+        both: bool,
+        sample0: int = 0,
+    ):
+        import cupy as cp
+
+        check_block(L, b)
+        self.L, self.b, self.samples = int(L), int(b), int(samples)
+        self.k0, self.k1, self.sample0 = int(k0), int(k1), int(sample0)
+        self.both = bool(both)
+        self._fn = _kernel(compile_defines(self.L, self.b, self.both))
+        self._thr = cp.asarray(np.asarray(thr, dtype=np.uint64))
+        self._dbb = cp.zeros(self.samples, dtype=np.int64)
+        self._moves = cp.zeros(self.samples, dtype=np.int64)
+        self.lat = None
+        nb = self.L // self.b
+        self._grid = ((nb // 2) ** 3, self.samples)
+        self._block = ((self.b // 8) ** 3,)
+
+    def upload(self, lats: np.ndarray) -> None:
+        """Put the samples' lattices, (samples, L, L, W) uint64, on the device and reset
+        the counters."""
+        import cupy as cp
+
+        self.lat = cp.ascontiguousarray(cp.asarray(lats, dtype=cp.uint64))
+        self._dbb[:] = 0
+        self._moves[:] = 0
+
+    def sweeps(self, t0: int, mcs: int) -> None:
+        """MCS t0 .. t0 + mcs - 1 for every sample (asynchronous: returns after queueing)."""
+        import cupy as cp
+
+        orders = cp.asarray(set_orders(t0, mcs, self.samples, self.sample0, self.k0, self.k1))
+        for i in range(mcs):
+            o = orders[i]
+            for phase in range(8):
+                self._fn(
+                    self._grid,
+                    self._block,
+                    (
+                        self.lat,
+                        o,
+                        np.int32(phase),
+                        np.uint32(t0 + i),
+                        np.uint32(self.sample0),
+                        np.uint32(self.k0),
+                        np.uint32(self.k1),
+                        self._thr,
+                        self._dbb,
+                        self._moves,
+                    ),
+                )
+
+    def download(self) -> np.ndarray:
+        """The lattices as a host array (samples, L, L, W)."""
+        return self.lat.get()
+
+    @property
+    def moves(self) -> np.ndarray:
+        """Exchanges per sample since the upload."""
+        return self._moves.get()
+
+    @property
+    def dbb(self) -> np.ndarray:
+        """Change of the B-B bond count per sample since the upload."""
+        return self._dbb.get()

@@ -1,0 +1,56 @@
+"""The GPU double tiling of the fcc alloy against its CPU twin, bit for bit
+(``pytest -m gpu``), and a compile check of the CUDA source wherever nvcc is installed."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+from test_kpz_gpu import needs_gpu
+
+from simcore.models.fcc.decomposed import dt_sweeps
+from simcore.models.fcc.gpu import CUDA_INCLUDE, CUDA_SOURCE, compile_defines
+from simcore.models.fcc.lattice import random_mixture
+from simcore.models.fcc.rule import thresholds
+
+K0, K1 = 0x1234, 0xABCD
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+@pytest.mark.parametrize(("L", "b", "both"), [(16, 8, 0), (64, 16, 1), (256, 32, 1), (512, 64, 0)])
+def test_cuda_source_compiles(tmp_path, L: int, b: int, both: int) -> None:
+    """nvcc -arch=sm_90 --ptx accepts the kernel for each geometry and variant."""
+    out = tmp_path / "k.ptx"
+    cmd = ["nvcc", "-arch=sm_90", "--ptx", "-std=c++17", f"-I{CUDA_INCLUDE}"]
+    cmd += [*compile_defines(L, b, bool(both)), str(CUDA_SOURCE), "-o", str(out)]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert "dt_phase" in out.read_text()
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize(
+    ("L", "b", "both", "eps"),
+    [(16, 8, False, 1.5), (32, 8, True, 0.5), (64, 16, True, 1.5), (64, 32, False, 1.5),
+     (136, 8, True, 1.0), (128, 64, True, 1.5)],
+)  # fmt: skip
+def test_gpu_dt_equals_the_cpu_twin(L: int, b: int, both: bool, eps: float) -> None:
+    """Three samples (Philox sample numbers 5, 6, 7) for 3 MCS on the GPU give the CPU
+    twin's lattices, bond changes and move counts exactly (L = 136: rows of 68 sites span
+    two words; b = 64: one window row is 34 bits)."""
+    from simcore.models.fcc.gpu import DTKernel
+
+    thr = thresholds(eps)
+    lats = np.stack([random_mixture(L, 0.325, K0, K1, 5 + j) for j in range(3)])
+    k = DTKernel(L, b, 3, K0, K1, thr, both, sample0=5)
+    k.upload(lats)
+    k.sweeps(0, 2)
+    k.sweeps(2, 1)
+    got, moves, dbb = k.download(), k.moves, k.dbb
+    for j in range(3):
+        d, m = dt_sweeps(lats[j], L, b, 0, 3, 5 + j, K0, K1, thr, both)
+        assert np.array_equal(got[j], lats[j]), j
+        assert (int(dbb[j]), int(moves[j])) == (d, m)
