@@ -58,11 +58,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     bench.add_argument(
         "kernel",
-        choices=["sequential", "dd", "ea3d", "mgpu", "kmc2d"],
+        choices=["sequential", "dd", "ea3d", "mgpu", "kmc2d", "fcc"],
         help="sequential: the random-sequential CPU kernel; dd: domain-decomposition schemes; "
         "ea3d: the spin-glass multispin sweep (psFlip); mgpu: its strong scaling over the "
         "GPUs of this host (mpirun); kmc2d: exact 2D KMC, the tile algorithm vs serial BKL "
-        "(real events per second, darkins2024 Fig. 3)",
+        "(real events per second, darkins2024 Fig. 3); fcc: the fcc alloy KMC, every "
+        "implementation along a quench (attempts per second, kelling2012 Figs. 6 and 7)",
     )
     bench.add_argument("--dim", type=int, nargs="+", default=[2], choices=[1, 2])
     bench.add_argument(
@@ -141,7 +142,44 @@ def _parser() -> argparse.ArgumentParser:
         default=1_000_000,
         help="events of serial BKL timed from the relaxed surface (0: no BKL)",
     )
+    fc = bench.add_argument_group(
+        "fcc kernel (--L: one even side, default 512; --mcs: MCS per GPU run, default 100; "
+        "--backend, --repeats, --csv as above)"
+    )
+    fc.add_argument("--c", type=float, default=0.325, help="B concentration")
+    fc.add_argument("--epsilon", type=float, default=1.5, help="bond energy / k_B T")
+    fc.add_argument("--block-side", type=int, default=32, help="GPU dt block side b")
+    fc.add_argument("--cpu-block-side", type=int, default=16, help="CPU DD block side b")
+    fc.add_argument("--slabs", type=int, default=0, help="slabs P (0: the numba threads)")
+    fc.add_argument(
+        "--quench",
+        type=int,
+        nargs="+",
+        default=[0, 10, 100, 1000, 10000],
+        help="MCS of the quench at which the implementations are timed",
+    )
+    fc.add_argument("--cpu-mcs", type=int, default=1, help="MCS per CPU run")
     return ap
+
+
+def _check_fcc_bench(args: argparse.Namespace) -> None:
+    """One-line errors for the fcc benchmark's options."""
+    from simcore.models.fcc.decomposed import check_block
+
+    if len(args.L) != 1 or args.L[0] < 8 or args.L[0] % 2:
+        raise ConfigError("--L", " ".join(map(str, args.L)), "must be one even size >= 8")
+    L = args.L[0]
+    for key in ("block_side", "cpu_block_side"):
+        try:
+            check_block(L, getattr(args, key))
+        except ValueError as exc:
+            raise ConfigError(f"--{key.replace('_', '-')}", getattr(args, key), str(exc)) from None
+    if not 0 < args.c < 1:
+        raise ConfigError("--c", args.c, "must be in (0, 1)")
+    if not args.epsilon >= 0:
+        raise ConfigError("--epsilon", args.epsilon, "must be >= 0")
+    if min(args.quench) < 0 or args.repeats < 1 or args.cpu_mcs < 1:
+        raise ConfigError("--quench/--repeats/--cpu-mcs", "", "must be >= 0, >= 1, >= 1")
 
 
 def _check_kmc2d_bench(args: argparse.Namespace) -> None:
@@ -175,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
             "ea3d": [16, 32, 64, 128],
             "mgpu": [128, 256, 512],
             "kmc2d": [64, 128, 256, 512, 1024, 2048, 4096],
+            "fcc": [512],
         }.get(args.kernel, [4096, 16384])
     try:
         if args.command == "run":
@@ -224,6 +263,21 @@ def main(argv: list[str] | None = None) -> int:
             out = run_bench_mgpu(args.gpus, args.L, k, args.mcs, args.repeats, args.append,
                                  args.csv)  # fmt: skip
             print(out, end="")
+            return 0
+        if args.command == "bench" and args.kernel == "fcc":
+            import numba
+
+            from simcore.models.fcc.bench import run_bench_fcc
+
+            _check_fcc_bench(args)
+            slabs = args.slabs or numba.config.NUMBA_NUM_THREADS
+            mcs = args.mcs if "--mcs" in (argv or sys.argv) else 100
+            report = run_bench_fcc(
+                args.L[0], args.c, args.epsilon, args.block_side, args.cpu_block_side, slabs,
+                args.quench, mcs, args.cpu_mcs, args.repeats, args.backend, args.append,
+                args.csv,
+            )  # fmt: skip
+            print(report, end="")
             return 0
         if args.command == "bench" and args.kernel == "kmc2d":
             from simcore.models.kmc2d.bench import run_bench_kmc2d

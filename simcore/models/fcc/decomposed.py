@@ -44,16 +44,6 @@ def set_order(t, sample, k0, k1):
 
 
 @numba.njit(inline="always", cache=True)
-def hit_words(g, h, t, sample, k0, k1):
-    """The two words of cell group g's attempt in hit h (two hits per Philox call): the
-    site and direction word, and the uniform."""
-    r0, r1, r2, r3 = philox4x32(g, t, sample, (STREAM_FCC_DT << 24) | (h >> 1), k0, k1)
-    if h & 1:
-        return np.int64(r2), r3
-    return np.int64(r0), r1
-
-
-@numba.njit(inline="always", cache=True)
 def cell_set(block_id, h, t, sample, k0, k1):
     """The cell set (0 .. 7) of hit h of a block update."""
     r0, r1, r2, r3 = philox4x32(block_id, t, sample, (STREAM_FCC_SET << 24) | (h >> 2), k0, k1)
@@ -76,15 +66,22 @@ def block_update(lat, L, b, bx, by, bz, t, sample, k0, k1, thr, both, win, old):
     old[:, :] = win
     dbb = 0
     moves = 0
+    n = ng * ng * ng
+    odd = np.empty((n, 2), dtype=np.int64)  # each group's words 2, 3: its next hit's
     for h in range(HITS):
         s = cell_set(block_id, h, t, sample, k0, k1)
         ox = 4 * (s & 1) + MARGIN
         oy = 4 * ((s >> 1) & 1) + MARGIN
         oz = 4 * ((s >> 2) & 1) + MARGIN
-        for j in range(ng * ng * ng):
+        for j in range(n):
             gx, gy, gz = j % ng, (j // ng) % ng, j // (ng * ng)
-            g = ((bz * ng + gz) * gl + by * ng + gy) * gl + bx * ng + gx
-            a, u = hit_words(g, h, t, sample, k0, k1)
+            if h & 1:  # two hits per Philox call: the words 2, 3 of the last one
+                a, u = odd[j, 0], odd[j, 1]
+            else:
+                g = ((bz * ng + gz) * gl + by * ng + gy) * gl + bx * ng + gx
+                r0, r1, r2, r3 = philox4x32(g, t, sample, (STREAM_FCC_DT << 24) | (h >> 1), k0, k1)
+                a, u = np.int64(r0), np.int64(r1)
+                odd[j, 0], odd[j, 1] = r2, r3
             y = 8 * gy + oy + ((a >> 29) & 3)
             z = 8 * gz + oz + ((a >> 27) & 3)
             x = 8 * gx + ox + 2 * (a >> 31) + ((y + z) & 1)

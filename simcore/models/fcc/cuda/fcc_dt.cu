@@ -96,8 +96,8 @@ extern "C" __global__ void __launch_bounds__(NT)
 #pragma unroll
     for (int c = 0; c < 4; c++) sets[4 * i + c] = (unsigned char)(r.v[c] >> 29);
   }
-  if (threadIdx.x < 13) thr[threadIdx.x] = thr_g[threadIdx.x];
-  if (threadIdx.x < 2) red[threadIdx.x] = 0;
+  for (int i = threadIdx.x; i < 13; i += NT) thr[i] = thr_g[i];
+  for (int i = threadIdx.x; i < 2; i += NT) red[i] = 0;
   __syncthreads();
 
   const int j = threadIdx.x;

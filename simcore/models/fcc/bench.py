@@ -1,0 +1,236 @@
+"""Benchmarks of the fcc alloy KMC (kelling2012 sec. 4, Figs. 6 and 7): update attempts per
+second of every implementation along a quench.
+
+Protocol: a homogeneous mixture (c, epsilon; the paper: 512^3 / 2 sites, c = 0.325,
+epsilon = 1.5) is quenched by the fastest implementation at hand (the GPU with both species
+active, else dt on all cores) and stopped at the times ``quench``.  At each stop the open
+bonds per B particle are counted and each implementation runs ``mcs`` MCS (GPU) or
+``cpu_mcs`` MCS (CPU; only at the first and last stop) from a copy of that state, timed
+``repeats`` times (median, min, max; GPU synchronised, compilation excluded by a warm-up
+run).  Fig. 6 is the speed of each implementation relative to the fastest single-core one;
+Fig. 7 the run time at each stop relative to the initial state, against the open bonds.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+
+import numba
+import numpy as np
+
+from simcore.models.fcc.lattice import random_mixture
+from simcore.models.fcc.observables import open_bonds_per_b
+from simcore.models.fcc.rule import thresholds
+
+BENCH_FCC_FIELDS = (
+    "implementation", "backend", "device", "threads", "L", "c", "epsilon", "active",
+    "block_side", "t_quench", "open_bonds", "mcs", "seconds", "attempts_per_s",
+    "attempts_per_s_min", "attempts_per_s_max", "moves_per_attempt", "commit",
+)  # fmt: skip
+SEED = 0x5EED
+
+
+def _timed(run: Callable[[np.ndarray], int], state: np.ndarray, repeats: int) -> tuple:
+    """Seconds of ``run`` on fresh copies of ``state`` (after an untimed warm-up), and the
+    exchanges of the last repeat."""
+    run(state.copy())
+    secs, moves = [], 0
+    for _ in range(repeats):
+        lat = state.copy()
+        t0 = time.perf_counter()
+        moves = run(lat)
+        secs.append(time.perf_counter() - t0)
+    return secs, moves
+
+
+def _cpu_runs(L: int, b: int, slabs: int, thr: np.ndarray, t0: int, mcs: int) -> dict:
+    """The CPU implementations: name -> (threads, active, block side, run(lat) -> moves)."""
+    from simcore.models.fcc.decomposed import dt_sweeps
+    from simcore.models.fcc.kernels import sequential_sweeps
+    from simcore.models.fcc.slabs import slab_sweeps
+
+    cores = numba.config.NUMBA_NUM_THREADS
+
+    def with_threads(n: int, fn: Callable) -> Callable:
+        def run(lat: np.ndarray) -> int:
+            numba.set_num_threads(n)
+            try:
+                return int(fn(lat)[1])
+            finally:
+                numba.set_num_threads(cores)
+
+        return run
+
+    def seq(lat, both):
+        return sequential_sweeps(lat, L, t0, mcs, 0, SEED, 0, thr, both)
+
+    def dt(lat):
+        return dt_sweeps(lat, L, b, t0, mcs, 0, SEED, 0, thr, True)
+
+    def sl(lat):
+        return slab_sweeps(lat, L, slabs, t0, mcs, 0, SEED, 0, thr, True)
+
+    return {
+        "CPU sequential": (1, "B", 0, with_threads(1, lambda lat: seq(lat, False))),
+        "CPU sequential, both active": (1, "both", 0, with_threads(1, lambda lat: seq(lat, True))),
+        "CPU DD": (1, "both", b, with_threads(1, dt)),
+        f"CPU DD ({cores})": (cores, "both", b, with_threads(cores, dt)),
+        f"CPU slabs ({cores})": (cores, "both", 0, with_threads(cores, sl)),
+    }
+
+
+def _gpu_runs(L: int, b: int, thr: np.ndarray, t0: int, mcs: int) -> dict:
+    """The GPU implementation (dt, both species active: the decomposed schedules need
+    it, see :mod:`simcore.models.fcc`)."""
+    import cupy as cp
+
+    from simcore.models.fcc.gpu import DTKernel
+
+    k = DTKernel(L, b, 1, SEED, 0, thr, True)
+
+    def run(lat: np.ndarray) -> int:
+        k.upload(lat[None])
+        cp.cuda.runtime.deviceSynchronize()
+        k.sweeps(t0, mcs)
+        cp.cuda.runtime.deviceSynchronize()
+        return int(k.moves[0])
+
+    return {"GPU dt": (1, "both", b, run)}
+
+
+def _quench(lat: np.ndarray, L: int, b: int, thr: np.ndarray, stops: list[int], gpu: bool):
+    """Yield (t, state) at each stop of a quench from ``lat`` (dt, both species active, on
+    the GPU or on all CPU cores)."""
+    t = 0
+    if gpu:
+        from simcore.models.fcc.gpu import DTKernel
+
+        k = DTKernel(L, b, 1, SEED + 1, 0, thr, True)
+        k.upload(lat[None])
+        for stop in stops:
+            if stop > t:
+                k.sweeps(t, stop - t)
+                t = stop
+            yield t, k.download()[0]
+        return
+    from simcore.models.fcc.decomposed import dt_sweeps
+
+    lat = lat.copy()
+    for stop in stops:
+        if stop > t:
+            dt_sweeps(lat, L, b, t, stop - t, 0, SEED + 1, 0, thr, True)
+            t = stop
+        yield t, lat.copy()
+
+
+def run_bench_fcc(
+    L: int,
+    c: float,
+    epsilon: float,
+    block_side: int,
+    cpu_block_side: int,
+    slabs: int,
+    quench: list[int],
+    mcs: int,
+    cpu_mcs: int,
+    repeats: int,
+    backend: str,
+    append: str | None,
+    csv_path: str | None,
+) -> str:
+    """kelling2012 Figs. 6 and 7: attempts per second of every implementation along a
+    quench; markdown report, optional CSV rows (one per implementation and stop)."""
+    from simcore.bench import report
+    from simcore.io.provenance import cpu_name, git_commit
+
+    gpu = backend == "gpu"
+    device = cpu_name()
+    if gpu:
+        from simcore.models import gpu_device_name, require_gpu
+
+        require_gpu()
+        device = gpu_device_name()
+    commit = git_commit() or "n/a"
+    thr = thresholds(epsilon)
+    N = L**3 // 2
+    stops = sorted(set(quench))
+    lat0 = random_mixture(L, c, SEED, 0, 0)
+    rows = []
+    for i, (t, state) in enumerate(_quench(lat0, L, block_side, thr, stops, gpu)):
+        ob = open_bonds_per_b(state, L)
+        runs = {}
+        if gpu:
+            runs.update(
+                {k: (v, mcs, device) for k, v in _gpu_runs(L, block_side, thr, t, mcs).items()}
+            )
+        if i in (0, len(stops) - 1):
+            cpu = _cpu_runs(L, cpu_block_side, slabs, thr, t, cpu_mcs)
+            runs.update({k: (v, cpu_mcs, cpu_name()) for k, v in cpu.items()})
+        for name, ((threads, active, b, run), n_mcs, dev) in runs.items():
+            secs, moves = _timed(run, state, repeats)
+            rates = [n_mcs * N / s for s in secs]
+            row = {
+                "implementation": name,
+                "backend": "gpu" if name.startswith("GPU") else "cpu",
+                "device": dev,
+                "threads": threads,
+                "L": L,
+                "c": c,
+                "epsilon": epsilon,
+                "active": active,
+                "block_side": b,
+                "t_quench": t,
+                "open_bonds": ob,
+                "mcs": n_mcs,
+                "seconds": statistics.median(secs),
+                "attempts_per_s": statistics.median(rates),
+                "attempts_per_s_min": min(rates),
+                "attempts_per_s_max": max(rates),
+                "moves_per_attempt": moves / (n_mcs * N),
+                "commit": commit,
+            }
+            rows.append(row)
+            print(
+                f"t={t} open bonds {ob:.3f}: {name}: {row['attempts_per_s']:.3e} attempts/s",
+                file=sys.stderr,
+                flush=True,
+            )
+            if csv_path:
+                new = not os.path.exists(csv_path)
+                with open(csv_path, "a", newline="") as fh:
+                    w = csv.DictWriter(fh, fieldnames=BENCH_FCC_FIELDS)
+                    if new:
+                        w.writeheader()
+                    w.writerow(
+                        {k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()}
+                    )
+    single = [r for r in rows if r["backend"] == "cpu" and r["threads"] == 1]
+    lines = [
+        "| implementation | threads | active | t (MCS) | open bonds per B | attempts/s (median) "
+        "| min | max | relative to the fastest single core |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        ref = max(
+            (s["attempts_per_s"] for s in single if s["t_quench"] == r["t_quench"]),
+            default=float("nan"),
+        )
+        lines.append(
+            f"| {r['implementation']} | {r['threads']} | {r['active']} | {r['t_quench']} "
+            f"| {r['open_bonds']:.3f} | {r['attempts_per_s']:.3g} | {r['attempts_per_s_min']:.3g} "
+            f"| {r['attempts_per_s_max']:.3g} | {r['attempts_per_s'] / ref:.3g} |"
+        )
+    return report(
+        f"fcc binary alloy KMC, L = {L} ({N} sites), c = {c:g}, epsilon = {epsilon:g}",
+        f"device: {device}; CPU: {cpu_name()}; GPU blocks of {block_side}, CPU DD blocks of "
+        f"{cpu_block_side}, {slabs} slabs; {mcs} MCS per GPU run, {cpu_mcs} per CPU run, "
+        f"{repeats} repeat(s)",
+        commit,
+        lines,
+        append,
+    )
