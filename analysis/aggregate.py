@@ -41,8 +41,8 @@ MATCH_ATTRS = (
     "campaign",
 )
 
-#: Coordinates that must be identical in all runs.
-MATCH_COORDS = ("time", "s")
+#: Coordinates that must be identical in all runs (``k``: the S(k) shells of fcc runs).
+MATCH_COORDS = ("time", "s", "k")
 
 #: Per-job attributes never copied into the dataset (replaced by the source_* attributes).
 PER_RUN_ATTRS = frozenset(
@@ -179,8 +179,8 @@ def aggregate(paths: Sequence[str | os.PathLike[str]]) -> xr.Dataset:
     Inputs may also be partial aggregates (stages of many runs each): their source lists
     are carried over, so a staged aggregation gives the same dataset as a single one.
 
-    Raises :class:`AggregationError` if any of :data:`MATCH_ATTRS` or the ``time``/``s``
-    coordinates differ between runs, or a sample index occurs twice.
+    Raises :class:`AggregationError` if any of :data:`MATCH_ATTRS` or the coordinates of
+    :data:`MATCH_COORDS` differ between runs, or a sample index occurs twice.
     """
     if not paths:
         raise AggregationError("no run files given")

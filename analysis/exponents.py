@@ -35,6 +35,8 @@ __all__ = [
     "REFERENCE_BETA",
     "REQUIRED_VARIABLES",
     "analyze",
+    "beta_eff_of",
+    "local_slope_of",
     "main",
     "reference_beta",
     "write_atomic",
@@ -120,15 +122,24 @@ def _safe_log(x: xr.DataArray) -> xr.DataArray:
         return np.log(x.where(x > 0))
 
 
+def local_slope_of(E: xr.DataArray, times: np.ndarray, power: float = 1.0) -> xr.DataArray:
+    """The effective exponent of kelling2017 eq. 8 for E^power: d ln(E^power) / d ln t
+    between successive positive sampling times ``times`` (ascending), on their midpoints
+    ``t_eff``; NaN where E <= 0.  Any other dimension of ``E`` (jackknife replicas) passes
+    through.  beta_eff (E = W2, power 1/2) and the fcc coarsening exponent x_eff (E = the
+    domain size) are both this."""
+    lo, hi = _successive_pairs(times)
+    mid = 0.5 * (times[lo] + times[hi])
+    dlnt = xr.DataArray(np.log(times[hi]) - np.log(times[lo]), dims="t_eff", coords={"t_eff": mid})
+    ln_e = _safe_log(E) if power == 1.0 else power * _safe_log(E)
+    return (_pair_values(ln_e, hi, "t_eff", mid) - _pair_values(ln_e, lo, "t_eff", mid)) / dlnt
+
+
 def beta_eff_of(W2: xr.DataArray, times: np.ndarray) -> xr.DataArray:
     """kelling2017 eq. 8 with E = W = sqrt(W2): d ln W / d ln t between successive
     positive sampling times ``times`` (ascending), on their midpoints ``t_eff``; NaN where
     W2 <= 0.  Any other dimension of ``W2`` (jackknife replicas) passes through."""
-    lo, hi = _successive_pairs(times)
-    mid = 0.5 * (times[lo] + times[hi])
-    dlnt = xr.DataArray(np.log(times[hi]) - np.log(times[lo]), dims="t_eff", coords={"t_eff": mid})
-    ln_w = 0.5 * _safe_log(W2)
-    return (_pair_values(ln_w, hi, "t_eff", mid) - _pair_values(ln_w, lo, "t_eff", mid)) / dlnt
+    return local_slope_of(W2, times, power=0.5)
 
 
 def _derived(m: xr.Dataset) -> xr.Dataset:
@@ -329,7 +340,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "lambda_h/z, lambda_s/z; kelling2017 eq. 8) of one aggregated simcore dataset; "
             "for an ea3d dataset, energy, overlap moments and Binder ratio "
             "(analysis.spin_glass); for a kmc2d dataset, its observables and beta_eff "
-            "(analysis.kmc2d)."
+            "(analysis.kmc2d); for an fcc dataset, open bonds, energy, domain size, S(k, t) "
+            "and the coarsening exponent x_eff (analysis.fcc)."
         ),
     )
     parser.add_argument("dataset", metavar="DATASET.nc", help="aggregated dataset (netCDF)")
@@ -361,6 +373,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from analysis.kmc2d import analyze_kmc2d
 
             result = analyze_kmc2d(ds, n_groups=args.groups)
+        elif ds.attrs.get("model") == "fcc":
+            from analysis.fcc import analyze_fcc
+
+            result = analyze_fcc(ds, n_groups=args.groups)
         else:
             result = analyze(ds, n_groups=args.groups)
     except (AnalysisInputError, ValueError) as exc:

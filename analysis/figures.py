@@ -21,6 +21,7 @@ Design choices (why):
 from __future__ import annotations
 
 import argparse
+import importlib
 import math
 import os
 import sys
@@ -59,6 +60,14 @@ PANEL_HEIGHT = 2.6
 
 #: Names (file stems) of the figures :func:`make_all` writes.
 FIGURE_NAMES = ("W2", "beta_eff", "C_h", "C_s", "lambda_eff")
+
+#: The campaign figures of the other models: model -> (module, function taking the loaded
+#: analysis datasets and the output directory).
+MODEL_FIGURE_DRAWERS: dict[str, tuple[str, str]] = {
+    "ea3d": ("analysis.spin_glass", "make_all_ea3d"),
+    "kmc2d": ("analysis.kmc2d", "make_all_kmc2d"),
+    "fcc": ("analysis.fcc", "make_all_fcc"),
+}
 
 #: Reference KPZ growth exponents drawn in ``beta_eff`` when an input lacks the attribute.
 REFERENCE_BETA: dict[int, tuple[float, str]] = {
@@ -483,22 +492,13 @@ def make_all(
     for p in paths:
         with xr.open_dataset(p, decode_times=False) as f:
             models.add(f.attrs.get("model", "kpz"))
-    if models == {"ea3d"}:
-        from analysis.spin_glass import make_all_ea3d
-
-        ea = []
+    if len(models) == 1 and (model := next(iter(models))) in MODEL_FIGURE_DRAWERS:
+        module, func = MODEL_FIGURE_DRAWERS[model]
+        loaded = []
         for p in paths:
             with xr.open_dataset(p, decode_times=False) as f:
-                ea.append(f.load())
-        return make_all_ea3d(ea, out_dir)
-    if models == {"kmc2d"}:
-        from analysis.kmc2d import make_all_kmc2d
-
-        km = []
-        for p in paths:
-            with xr.open_dataset(p, decode_times=False) as f:
-                km.append(f.load())
-        return make_all_kmc2d(km, out_dir)
+                loaded.append(f.load())
+        return getattr(importlib.import_module(module), func)(loaded, out_dir)
     if len(models) > 1:
         raise ValueError(f"analyses of several models ({', '.join(sorted(models))}) in one call")
     datasets = load_analyses(paths)

@@ -34,6 +34,7 @@ from typing import Any
 import yaml
 
 from simcore.config import (
+    FCC_SCHEME_KEYS,
     KMC2D_DEFAULT_START,
     KMC2D_PARAMS,
     MODEL_KEYS,
@@ -65,7 +66,8 @@ _JOB_TAIL = (
 def job_keys(model: str) -> tuple[str, ...]:
     """Keys of a job's run config of ``model``, in the order they are written
     (ARCHITECTURE.md); DD keys only for DD schemes, waiting_times only for kpz; a kmc2d job
-    has the parameters of its own rate model only, and ``tile`` only for scheme tiles."""
+    has the parameters of its own rate model only, and ``tile`` only for scheme tiles; an
+    fcc job ``block_side`` only for scheme dt and ``n_slabs`` only for scheme slabs."""
     tail = _JOB_TAIL if model == "kpz" else tuple(k for k in _JOB_TAIL if k != "waiting_times")
     return (*point_keys(model), *tail)
 
@@ -86,9 +88,14 @@ COMPUTED_FIGURES = ("darkins2024_fig2",)
 
 #: The campaign figures (file stems in results/<campaign>/figures/) of kpz and ea3d: those
 #: analysis.figures and analysis.spin_glass draw (their FIGURE_NAMES).
+#: The campaign figures of fcc (analysis.fcc draws them, its FIGURE_NAMES): domain growth
+#: L(t), its effective exponent x_eff(t), open bonds per B particle, the scaled structure
+#: factor and the z = 0 slice at t_max.
+FCC_FIGURES = ("domain_size", "x_eff", "open_bonds", "structure_factor", "slice")
 MODEL_FIGURES = {
     "kpz": ("W2", "beta_eff", "C_h", "C_s", "lambda_eff"),
     "ea3d": ("energy", "q2", "binder"),
+    "fcc": FCC_FIGURES,
 }
 #: The campaign figures of kmc2d (analysis.kmc2d draws them): those of each rate model
 #: present among the campaign's points, then :data:`KMC2D_COMMON_FIGURES`.
@@ -254,6 +261,28 @@ def kmc2d_point_name(
     return name
 
 
+def fcc_point_name(
+    L: int,
+    c: float,
+    epsilon: float,
+    active: str,
+    scheme: str,
+    block_side: int | None,
+    n_slabs: int | None,
+    backend: str,
+) -> str:
+    """Canonical fcc point name: ``fcc_L64_c0.325_eps1.5_B_sequential_cpu``; scheme dt
+    carries its block side (``..._both_dt32_gpu``), scheme slabs its number of slabs
+    (``..._B_slabs4_cpu``)."""
+    how = scheme
+    if scheme == "dt" and block_side is not None:
+        how = f"dt{int(block_side)}"
+    elif scheme == "slabs" and n_slabs is not None:
+        how = f"slabs{int(n_slabs)}"
+    par = f"L{int(L)}_c{format_number(c)}_eps{format_number(epsilon)}"
+    return f"fcc_{par}_{active}_{how}_{backend}"
+
+
 def kmc2d_figure_names(rates: Iterable[str]) -> list[str]:
     """The campaign figures of kmc2d points with these rate models (see
     :data:`KMC2D_FIGURES`); the Snakemake rules and analysis.kmc2d agree through this."""
@@ -305,6 +334,12 @@ class Point:
     h: float | None = None
     tile: int | None = None
     start: str | None = None
+    # fcc: block_side (scheme dt) and n_slabs (scheme slabs) are None for the other schemes
+    c: float | None = None
+    epsilon: float | None = None
+    active: str | None = None
+    block_side: int | None = None
+    n_slabs: int | None = None
 
     @property
     def n_blocks(self) -> int:
@@ -405,7 +440,7 @@ class Campaign:
         pt = self.point(point)
         block = int(block)
         cfg = {key: _job_value(getattr(pt, key)) for key in point_keys(pt.model)}
-        if pt.model == "kmc2d":  # keys the point lacks (see Point)
+        if pt.model in ("kmc2d", "fcc"):  # keys the point lacks (see Point)
             cfg = {key: value for key, value in cfg.items() if value is not None}
         cfg.update(
             samples=pt.block_samples(block),
@@ -431,7 +466,7 @@ class Campaign:
         from simcore.io.provenance import git_commit, simcore_version
 
         chosen = self.points if points is None else [self.point(n) for n in points]
-        unit = {"kpz": " MCS", "ea3d": " sweeps"}
+        unit = {"kpz": " MCS", "ea3d": " sweeps", "fcc": " MCS"}
         parts = [
             f"{pt.name} ({pt.samples} samples to t = {pt.t_max}{unit.get(pt.model, '')})"
             for pt in chosen
@@ -443,13 +478,16 @@ class Campaign:
         )
 
     def job_threads(self, point: str) -> int:
-        """CPU threads of a job of ``point``: ``threads`` for CPU DD schemes, CPU EA3D jobs
-        and CPU kmc2d tiles (their sites or tiles run in parallel), else 1."""
+        """CPU threads of a job of ``point``: ``threads`` for CPU DD schemes, CPU EA3D jobs,
+        CPU kmc2d tiles and CPU fcc dt and slabs (their sites, tiles, blocks or slabs run in
+        parallel), else 1."""
         pt = self.point(point)
         if pt.backend != "cpu":
             return 1
         if pt.model == "kmc2d":
             return self.threads if pt.scheme == "tiles" else 1
+        if pt.model == "fcc":
+            return self.threads if pt.scheme in FCC_SCHEME_KEYS else 1
         if pt.model == "ea3d" or parse_scheme(pt.scheme) is not None:
             return self.threads
         return 1
@@ -496,6 +534,8 @@ def _expand_entry(cfg: Mapping[str, Any], idx: int, entry: Mapping[str, Any]) ->
         return _expand_ea3d(cfg, where, entry, setting)
     if cfg["model"] == "kmc2d":
         return _expand_kmc2d(cfg, where, entry, setting)
+    if cfg["model"] == "fcc":
+        return _expand_fcc(where, entry, setting)
     dim = int(_required(entry, "dim", where))
     waiting = [int(s) for s in setting("waiting_times")]
     if len(set(waiting)) != len(waiting):
@@ -676,6 +716,70 @@ def _expand_kmc2d(
     return points
 
 
+#: Keys an fcc point entry may set: its point keys and the per-point campaign settings.
+FCC_ENTRY_KEYS = (
+    *(k for k in point_keys("fcc") if k != "model"),
+    "t_max",
+    "points_per_decade",
+    "samples",
+    "samples_per_job",
+)
+
+
+def _expand_fcc(where: str, entry: Mapping[str, Any], setting: Any) -> list[Point]:
+    """The fcc points of one entry: the product of L, c, epsilon, active, scheme and
+    backend, with block_side for scheme dt and n_slabs for scheme slabs only (so an entry
+    may list several schemes with the geometry of each, as kmc2d's tile)."""
+    for key, value in entry.items():
+        if key not in FCC_ENTRY_KEYS:
+            raise ValueError(
+                f"campaign config: {where}.{key}: not a key of model fcc (value: {value!r})"
+            )
+    defaults = MODEL_KEYS["fcc"]
+    common = _common_settings("fcc", 3, setting)
+    geometry = {
+        scheme: _as_list(entry.get(key, defaults[key][1]))
+        for scheme, key in FCC_SCHEME_KEYS.items()
+    }
+    points = []
+    for L, c, epsilon, active, scheme, backend in itertools.product(
+        _as_list(entry["L"]),
+        _as_list(_required(entry, "c", where)),
+        _as_list(_required(entry, "epsilon", where)),
+        _as_list(entry.get("active", [None])),
+        _as_list(entry.get("scheme", defaults["scheme"][1])),
+        _as_list(setting("backend")),
+    ):
+        for side in geometry.get(scheme, [None]):
+            probe = {"model": "fcc", "L": L, "c": c, "epsilon": epsilon,
+                     "scheme": scheme, "backend": backend, "samples": 1, "seed": 0,
+                     "t_max": common["t_max"],
+                     "points_per_decade": common["points_per_decade"]}  # fmt: skip
+            if side is not None:
+                probe[FCC_SCHEME_KEYS[scheme]] = side
+            if active is not None:
+                probe["active"] = active
+            run = _validate_probe(where, probe)
+            b, P = run.get("block_side"), run.get("n_slabs")
+            points.append(
+                Point(
+                    name=fcc_point_name(
+                        L, run["c"], run["epsilon"], run["active"], scheme, b, P, backend
+                    ),
+                    L=int(L),
+                    c=run["c"],
+                    epsilon=run["epsilon"],
+                    active=str(run["active"]),
+                    scheme=str(scheme),
+                    block_side=None if b is None else int(b),
+                    n_slabs=None if P is None else int(P),
+                    backend=str(backend),
+                    **common,
+                )
+            )
+    return points
+
+
 def _check_run_config(
     where: str,
     common: Mapping[str, Any],
@@ -822,6 +926,8 @@ def job_resources(
     gpu_flips_per_second: float = 1e12,
     events_per_second: float = 1e5,
     gpu_events_per_second: float = 1e7,
+    alloy_attempts_per_second: float = 1e7,
+    gpu_alloy_attempts_per_second: float = 1e9,
     safety: float = 2.0,
     min_runtime: int = 10,
     base_mem_mb: int = 1024,
@@ -839,6 +945,13 @@ def job_resources(
     * ea3d: work = ``4 L^3 t_max samples`` spin-flip attempts at ``flips_per_second``
       (all CPU cores of the job) or ``gpu_flips_per_second``; the state is 20 words of 8
       bytes per site and coded word, the results 10 numbers per sample and time.
+    * fcc: work = ``L^3/2 t_max samples`` exchange attempts at ``alloy_attempts_per_second``
+      (one CPU core, whatever the scheme: a conservative guess for dt and slabs, which
+      use ``threads`` cores) or ``gpu_alloy_attempts_per_second``, plus the observables:
+      every sampling time measures S(k) by an FFT of the L^3 box at
+      :data:`FCC_MEASURE_SITES_PER_SECOND`.  Memory: the lattices (L^3/16 bytes per
+      sample), the results (S(k) of L/2 shells per sample and time, the slice) and
+      :data:`FCC_MEASURE_BYTES_PER_SITE` of FFT scratch per site of the box.
     * kmc2d: work = ``L^2 t_max samples r`` events at ``events_per_second`` or
       ``gpu_events_per_second``, with r the rate per cell of a flat surface: k2 exp(4 max(-phi,
       0)) for sos (exactly k2 at phi = 0, random deposition; bonds, phi > 0, slow the growth
@@ -849,6 +962,9 @@ def job_resources(
     if job.get("model") == "kmc2d":
         rates = (events_per_second, gpu_events_per_second)
         return _kmc2d_resources(job, attempt, *rates, safety, min_runtime, base_mem_mb)
+    if job.get("model") == "fcc":
+        rates = (alloy_attempts_per_second, gpu_alloy_attempts_per_second)
+        return _fcc_resources(job, attempt, *rates, safety, min_runtime, base_mem_mb)
     ea3d = job.get("model") == "ea3d"
     n_sites = int(job["L"]) ** (3 if ea3d else int(job["dim"]))
     samples = int(job["samples"])
@@ -904,6 +1020,42 @@ def _kmc2d_resources(
         "mem_mb": mem_mb * scale_attempt,
         "gpu": int(gpu),
     }
+
+
+#: Sites of the L^3 box per second that the fcc observables (S(k) by FFT, bond counts)
+#: get through on one core (measured: 1.7e-7 s per site at L = 64).
+FCC_MEASURE_SITES_PER_SECOND = 5e6
+#: Scratch bytes per site of the L^3 box while S(k) is measured (index and wavevector
+#: grids, the complex FFT, the shell indices).
+FCC_MEASURE_BYTES_PER_SITE = 160
+
+
+def _fcc_resources(
+    job: Mapping[str, Any],
+    attempt: int,
+    attempts_per_second: float,
+    gpu_attempts_per_second: float,
+    safety: float,
+    min_runtime: int,
+    base_mem_mb: int,
+) -> dict[str, int]:
+    """:func:`job_resources` of an fcc job (see there)."""
+    L, samples, t_max = int(job["L"]), int(job["samples"]), int(job["t_max"])
+    gpu = job.get("backend") == "gpu"
+    n_times = n_times_estimate(t_max, int(job.get("points_per_decade", 10)), 0)
+    rate = gpu_attempts_per_second if gpu else attempts_per_second
+    seconds = L**3 // 2 * t_max * samples / rate
+    seconds += n_times * samples * L**3 / FCC_MEASURE_SITES_PER_SECOND
+    runtime = max(int(min_runtime), math.ceil(safety * seconds / 60.0))
+    state_bytes = samples * L * L * 8 * -(-L // 128)
+    result_bytes = samples * (8 * n_times * (L // 2 + 5) + min(L, 256) ** 2)
+    mem_mb = (
+        int(base_mem_mb)
+        + math.ceil(3 * (state_bytes + result_bytes) / 2**20)
+        + math.ceil(FCC_MEASURE_BYTES_PER_SITE * L**3 / 2**20)
+    )
+    scale = 2 ** max(int(attempt) - 1, 0)
+    return {"runtime": runtime * scale, "mem_mb": mem_mb * scale, "gpu": int(gpu)}
 
 
 @lru_cache(maxsize=4096)

@@ -23,7 +23,7 @@ from simcore.schedules.decomposed import (
     parse_scheme,
 )
 
-MODELS = ("kpz", "ea3d", "kmc2d")
+MODELS = ("kpz", "ea3d", "kmc2d", "fcc")
 
 #: Smallest lateral size per dimension (one full uint32 word along each axis of the
 #: packed KPZ lattice, see simcore.models.kpz.lattice).
@@ -37,6 +37,8 @@ MODEL_POINT_KEYS = {
     "ea3d": ("model", "L", "T", "layout", "prng", "backend"),
     "kmc2d": ("model", "rates", "L", "k2", "phi", "J", "h", "T", "scheme", "tile", "start",
               "backend"),
+    "fcc": ("model", "L", "c", "epsilon", "active", "scheme", "block_side", "n_slabs",
+            "backend"),
 }  # fmt: skip
 #: All point keys of all models (a key a model lacks is simply absent from its runs).
 POINT_KEYS = tuple(dict.fromkeys(k for keys in MODEL_POINT_KEYS.values() for k in keys))
@@ -53,6 +55,16 @@ KMC2D_STARTS = ("flat", "random")
 KMC2D_DEFAULT_START = {"sos": "flat", "ising": "random"}
 #: Tile sides the GPU kernel of the kmc2d tile algorithm is compiled for.
 KMC2D_GPU_TILES = (4, 8)
+#: fcc: which species move (B only: the physics; both: the paper's GPU code) and the
+#: schedules (simcore.models.fcc: random-sequential, two-layer double tiling, slabs).
+FCC_ACTIVE = ("B", "both")
+FCC_SCHEMES = ("sequential", "dt", "slabs")
+#: The key of each fcc schedule's geometry (a run config holds only its own scheme's).
+FCC_SCHEME_KEYS = {"dt": "block_side", "slabs": "n_slabs"}
+#: Smallest fcc L: one slab of 8 planes (scheme dt needs 16: two blocks of side 8 per axis).
+FCC_MIN_L = 8
+#: Largest block side of the fcc GPU kernel: (b / 8)^3 threads per CUDA block (<= 1024)
+#: and the block's window of (b + 4)^2 words in shared memory (<= 48 KiB).
 
 #: key -> (required, default, description): the keys of every model.
 COMMON_KEYS: dict[str, tuple[bool, Any, str]] = {
@@ -60,7 +72,11 @@ COMMON_KEYS: dict[str, tuple[bool, Any, str]] = {
     "backend": (False, "cpu", "where it runs: cpu or gpu"),
     "samples": (True, None, "independent samples (disorder samples for ea3d) in this job"),
     "seed": (True, None, "64-bit job seed"),
-    "t_max": (True, None, "last time in MCS (ea3d: sweeps; kmc2d: model time)"),
+    "t_max": (
+        True,
+        None,
+        "last time in MCS (ea3d: sweeps; kmc2d: model time; fcc: MCS of L^3/2 attempts)",
+    ),
     "points_per_decade": (False, 10, "log-spaced sampling density"),
     "sample_offset": (False, 0, "global index of the first sample"),
     "campaign": (False, "", "campaign name (provenance)"),
@@ -112,6 +128,34 @@ MODEL_KEYS: dict[str, dict[str, tuple[bool, Any, str]]] = {
             None,
             "flat (sos: heights 0, ising: all spins up) or random (sos: heights 0 or 1, ising: "
             "spins +-1); default flat for sos, random for ising",
+        ),
+    },
+    "fcc": {
+        "L": (True, None, "side of the periodic L^3 simple cubic box of the fcc sites, even, >= 8"),
+        "c": (True, None, "B concentration, 0 < c < 1 (random mixture at t = 0)"),
+        "epsilon": (True, None, "B-B bond energy over k_B T, >= 0 (quench depth)"),
+        "active": (
+            False,
+            None,
+            "species that move: B (the physics) or both (the paper's GPU code); default B for "
+            "scheme sequential, both for dt and slabs (which need it)",
+        ),
+        "scheme": (
+            False,
+            "sequential",
+            "schedule: sequential (random-sequential), dt (two-layer double tiling: the GPU "
+            "kernel and the CPU DD) or slabs (1D dead border: the MPI code's twin)",
+        ),
+        "block_side": (
+            False,
+            32,
+            "dt: block side b, a power of two >= 8 (gpu: <= 64), L a multiple of 2 b (other "
+            "schemes: refused)",
+        ),
+        "n_slabs": (
+            False,
+            4,
+            "slabs: number of slabs P, L % P == 0, L / P >= 8 (other schemes: refused)",
         ),
     },
 }
@@ -203,6 +247,8 @@ def validate_run_config(raw: Any) -> dict:
         _check_ea3d(cfg)
     elif model == "kmc2d":
         _check_kmc2d(cfg, raw)
+    elif model == "fcc":
+        _check_fcc(cfg, raw)
     else:
         _check_kpz(cfg)
     return cfg
@@ -316,6 +362,62 @@ def _check_kmc2d(cfg: dict, raw: dict) -> None:
             raise ConfigError("scheme", scheme, "the gpu backend runs scheme tiles only")
         if tile not in KMC2D_GPU_TILES:
             raise ConfigError("tile", tile, "the gpu backend needs tile 4 or 8")
+
+
+def _check_fcc(cfg: dict, raw: dict) -> None:
+    """The fcc keys: lattice, concentration, bond energy, active species, scheme and its
+    geometry, backend.  ``block_side`` belongs to scheme dt and ``n_slabs`` to scheme slabs:
+    given with another scheme it is refused (a key that would do nothing), and its default
+    is dropped from the config of the other schemes (as kmc2d drops the parameters of the
+    other rate model), so that a config names only what its run uses."""
+    L = _int(cfg, "L", lo=FCC_MIN_L)
+    if L % 2:
+        raise ConfigError("L", L, "must be even (the fcc sublattice of the periodic L^3 box)")
+    if L**3 // 2 > 2**32:
+        raise ConfigError("L", L, "L^3 / 2 sites must be <= 2^32 (32-bit Philox counter words)")
+    c = _real(cfg, "c")
+    if not 0.0 < c < 1.0:
+        raise ConfigError("c", cfg["c"], "must lie in (0, 1), strictly")
+    cfg["c"] = c
+    eps = _real(cfg, "epsilon")
+    if eps < 0:
+        raise ConfigError("epsilon", cfg["epsilon"], "must be a number >= 0")
+    cfg["epsilon"] = eps
+    scheme = _choice(cfg, "scheme", FCC_SCHEMES)
+    if cfg.get("active") is None:
+        cfg["active"] = "B" if scheme == "sequential" else "both"
+    if _choice(cfg, "active", FCC_ACTIVE) == "B" and scheme != "sequential":
+        raise ConfigError(
+            "active",
+            "B",
+            f"scheme {scheme} needs both species active (with only B active a particle can "
+            "leave the region being updated but not come back: biased equilibrium)",
+        )
+    for other, key in FCC_SCHEME_KEYS.items():
+        if other == scheme:
+            continue
+        if key in raw:
+            raise ConfigError(key, raw[key], f"is a key of scheme {other}, not of scheme {scheme}")
+        del cfg[key]
+    if scheme == "dt":
+        from simcore.models.fcc.decomposed import MAX_BLOCK, MIN_BLOCK
+
+        b = _int(cfg, "block_side", lo=MIN_BLOCK)
+        if b & (b - 1) or b > MAX_BLOCK:
+            raise ConfigError("block_side", b, f"must be a power of two <= {MAX_BLOCK}")
+        if L % (2 * b):
+            raise ConfigError("L", L, f"scheme dt needs a multiple of 2 x block_side = {2 * b}")
+    elif scheme == "slabs":
+        from simcore.models.fcc.slabs import MIN_LZ
+
+        P = _int(cfg, "n_slabs", lo=1)
+        if L % P:
+            raise ConfigError("L", L, f"scheme slabs needs a multiple of n_slabs = {P}")
+        if L // P < MIN_LZ:
+            raise ConfigError("n_slabs", P, f"slabs of L / n_slabs = {L // P} < {MIN_LZ} planes")
+    if cfg["backend"] == "gpu":
+        if scheme != "dt":
+            raise ConfigError("scheme", scheme, "the gpu backend runs scheme dt only")
 
 
 def _pair(cfg: dict, key: str) -> list[int]:

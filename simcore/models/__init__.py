@@ -42,6 +42,12 @@ def make_simulation(cfg: dict):
         from simcore.models.kmc2d.simulation import KMC2DSimulation
 
         return KMC2DSimulation(cfg)
+    if cfg["model"] == "fcc":
+        if cfg["backend"] == "gpu":
+            require_gpu()
+        from simcore.models.fcc.simulation import FCCSimulation
+
+        return FCCSimulation(cfg)
     if cfg["model"] == "kpz":
         if cfg["backend"] == "gpu":
             require_gpu()

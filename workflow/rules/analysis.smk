@@ -4,7 +4,8 @@
 rule exponents:
     """Means, errors and effective exponents of one point's dataset (kpz), or its energy,
     overlap moments and Binder ratio (ea3d), or its surface width, beta_eff, energy,
-    magnetization, step density and event rate (kmc2d)."""
+    magnetization, step density and event rate (kmc2d), or its open bonds, energy, domain
+    size, S(k, t) and coarsening exponent x_eff (fcc)."""
     input:
         "results/{campaign}/datasets/{point}.nc",
     output:
@@ -23,7 +24,8 @@ rule exponents:
 rule figures:
     """The campaign figures, every point in each: W2, beta_eff, C_h, C_s, lambda_eff
     (kpz), or energy, q2, binder (ea3d), or W2, beta_eff (sos points), energy,
-    magnetization (ising points), step_density, events_rate (kmc2d)."""
+    magnetization (ising points), step_density, events_rate (kmc2d), or domain_size,
+    x_eff, open_bonds, structure_factor, slice (fcc)."""
     input:
         campaign_analyses,
     output:

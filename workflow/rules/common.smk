@@ -20,8 +20,8 @@ CAMPAIGN = load_campaign(
 )
 
 #: The campaign figures of its model (simcore.campaign.MODEL_FIGURES: analysis.figures for
-#: kpz, analysis.spin_glass for ea3d; analysis.kmc2d for kmc2d, whose figures depend on the
-#: rate models of its points).
+#: kpz, analysis.spin_glass for ea3d, analysis.fcc for fcc; analysis.kmc2d for kmc2d, whose
+#: figures depend on the rate models of its points).
 FIGURE_NAMES = CAMPAIGN.figure_names
 FIGURE_FORMATS = ["png", "pdf"]
 
@@ -62,7 +62,8 @@ def job_resource(key):
 
 
 def job_threads(wildcards):
-    """CPU threads of a simulate job: 1, or the campaign's `threads` for CPU DD schemes."""
+    """CPU threads of a simulate job: 1, or the campaign's `threads` for CPU DD schemes
+    (simcore.campaign.Campaign.job_threads: also ea3d, kmc2d tiles, fcc dt and slabs)."""
     return CAMPAIGN.job_threads(wildcards.point)
 
 

@@ -1,0 +1,396 @@
+"""fcc binary-alloy (kelling2012) analysis and campaign figures.
+
+Analysis of one aggregated dataset (``python -m analysis.exponents`` dispatches here on the
+dataset's ``model``): sample means with grouped jackknife errors over samples
+(:mod:`analysis.stats`) of ``open_bonds`` (A-B bonds per B particle), ``energy`` (per site,
+in units of the bond energy), ``domain_size`` L(t) and the structure factor S(k, t), and
+the effective coarsening exponent
+
+    x_eff = d ln L / d ln t
+
+between successive positive sampling times, on their midpoints ``t_eff``: the local slope
+of :func:`analysis.exponents.local_slope_of` (the same as kpz's beta_eff), applied to the
+mean domain size, the jackknife running through the whole chain mean -> log -> slope.
+Late-time coarsening by bulk diffusion (Lifshitz-Slyozov) has L ~ t^(1/3): the analyses
+carry ``reference_x`` = 1/3 and the figures draw it.  Samples are independent (each has
+its own Philox streams and job seed), so contiguous jackknife groups are as good as random
+ones.
+
+Each quantity X is stored as ``X_mean`` and ``X_err`` over ``time`` (S(k, t): over
+``time`` and ``k``), ``x_eff`` and ``x_eff_err`` over ``t_eff``; ``slice`` (row, col) is
+the z = 0 plane at t_max of the first sample, for the picture.
+
+Figures (``python -m analysis.figures`` dispatches here for fcc analyses), names
+:data:`FIGURE_NAMES` (= :data:`simcore.campaign.FCC_FIGURES`, the Snakemake targets):
+``domain_size`` (L(t), log-log, with a t^(1/3) guide), ``x_eff``, ``open_bonds`` (log t),
+``structure_factor`` (S / L^3 vs k L at a few times, one panel per point: the dynamic
+scaling collapse) and ``slice`` (the z = 0 plane at t_max, one panel per point).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import xarray as xr
+from matplotlib.figure import Figure
+
+from analysis.exponents import local_slope_of
+from analysis.figures import (
+    COLUMN_WIDTH,
+    STYLE,
+    fmt_number,
+    log_tick_labels,
+    n_samples_of,
+    new_figure,
+    provenance,
+    save_figure,
+)
+from analysis.stats import default_groups, jackknife
+from simcore.campaign import FCC_FIGURES
+
+__all__ = [
+    "FIGURE_NAMES",
+    "OBSERVABLES",
+    "REFERENCE_X",
+    "analyze_fcc",
+    "make_all_fcc",
+    "panel_title",
+    "plot_domain_size",
+    "plot_observable",
+    "plot_slices",
+    "plot_structure_factor",
+    "plot_x_eff",
+    "point_label",
+]
+
+#: The per-sample observables of the run file whose means are reported (besides S(k, t)).
+OBSERVABLES = ("open_bonds", "energy", "domain_size")
+#: The coarsening exponent of bulk diffusion (Lifshitz-Slyozov): L ~ t^(1/3).
+REFERENCE_X = 1.0 / 3.0
+#: The campaign figures, in the order they are written.
+FIGURE_NAMES = FCC_FIGURES
+#: Times drawn in the scaled structure factor figure (at most; log-spaced picks).
+N_SK_TIMES = 4
+
+MIDPOINT_NOTE = (
+    "t_eff is the arithmetic midpoint (t_i + t_j)/2 of two successive positive sampling "
+    "times (kelling2017 eq. 8, as analysis.exponents)"
+)
+
+ANALYSIS_METHOD = (
+    "sample means; grouped jackknife errors over samples (analysis.fcc); x_eff: "
+    "d ln L / d ln t of the mean domain size L between successive positive sampling times "
+    "(analysis.exponents.local_slope_of), " + MIDPOINT_NOTE
+)
+
+
+def _check(ds: xr.Dataset) -> None:
+    missing = [v for v in (*OBSERVABLES, "structure_factor") if v not in ds.variables]
+    if missing:
+        raise ValueError(f"not an fcc dataset: missing {', '.join(missing)}")
+    if ds.sizes.get("sample", 0) < 1:
+        raise ValueError("fcc dataset has no samples")
+
+
+def _derived(m: xr.Dataset) -> xr.Dataset:
+    """The reported quantities as functions of the sample means (the jackknife's ``func``):
+    the means and x_eff.  Addresses dimensions by name only, so the jackknife's replica
+    dimension passes through."""
+    out = dict(m.data_vars)
+    out["x_eff"] = local_slope_of(m["domain_size"], np.asarray(m["time"].values, dtype=float))
+    return xr.Dataset(out)
+
+
+def analyze_fcc(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
+    """Means and jackknife errors of the fcc observables of one (aggregated) dataset.
+
+    Returns ``<name>_mean`` and ``<name>_err`` over ``time`` for :data:`OBSERVABLES`,
+    ``structure_factor_mean``/``_err`` over (``time``, ``k``), ``x_eff``/``x_eff_err`` over
+    ``t_eff`` (coordinates ``t_lower``, ``t_upper``: the pair of times), ``slice`` of the
+    first sample, and the dataset's attributes plus ``analysis_method``,
+    ``jackknife_groups``, ``n_samples_analyzed`` and ``reference_x``.  Raises
+    ``ValueError`` naming what is missing for a dataset that is not fcc's.
+    """
+    _check(ds)
+    ds = ds.sortby("sample").sortby("time")
+    per_sample = xr.Dataset(
+        {name: ds[name].astype(np.float64) for name in (*OBSERVABLES, "structure_factor")}
+    )
+    n = int(ds.sizes["sample"])
+    groups = default_groups(n) if n_groups is None else int(n_groups)
+    est, err = jackknife(per_sample, _derived, dim="sample", n_groups=groups, vectorized=True)
+
+    out = xr.Dataset(coords={"time": ds["time"].values, "k": ds["k"].values})
+    out["time"].attrs = dict(ds["time"].attrs)
+    out["k"].attrs = dict(ds["k"].attrs)
+    for name in per_sample.data_vars:
+        long_name = str(ds[name].attrs.get("long_name", name))
+        units = str(ds[name].attrs.get("units", "1"))
+        out[f"{name}_mean"] = est[name].variable
+        out[f"{name}_mean"].attrs = {"long_name": f"sample mean of {long_name}", "units": units}
+        out[f"{name}_err"] = err[name].variable
+        out[f"{name}_err"].attrs = {
+            "long_name": f"jackknife standard error of the sample mean of {long_name}",
+            "units": units,
+        }
+    times = np.asarray(ds["time"].values, dtype=float)
+    pos = np.flatnonzero(times > 0)
+    unit = str(ds["time"].attrs.get("units", "MCS"))
+    out = out.assign_coords(
+        t_eff=("t_eff", est["t_eff"].values),
+        t_lower=("t_eff", times[pos[:-1]]),
+        t_upper=("t_eff", times[pos[1:]]),
+    )
+    out["t_eff"].attrs = {"long_name": "effective time of x_eff", "units": unit,
+                          "comment": MIDPOINT_NOTE}  # fmt: skip
+    out["t_lower"].attrs = {"long_name": "earlier time t_j of the pair", "units": unit}
+    out["t_upper"].attrs = {"long_name": "later time t_i of the pair", "units": unit}
+    out["x_eff"] = est["x_eff"].variable
+    out["x_eff"].attrs = {
+        "long_name": "effective coarsening exponent x_eff = d ln L / d ln t of the mean "
+        "domain size",
+        "units": "1",
+        "comment": MIDPOINT_NOTE,
+    }
+    out["x_eff_err"] = err["x_eff"].variable
+    out["x_eff_err"].attrs = {"long_name": "jackknife standard error of x_eff", "units": "1"}
+    if "slice" in ds.variables:
+        out["slice"] = ds["slice"].isel(sample=0).drop_vars("sample").variable
+        out["slice"].attrs = {
+            **ds["slice"].attrs,
+            "comment": f"sample {int(ds['sample'].values[0])}",
+        }
+        out = out.assign_coords(row=ds["row"].values, col=ds["col"].values)
+        out["row"].attrs, out["col"].attrs = dict(ds["row"].attrs), dict(ds["col"].attrs)
+    attrs = dict(ds.attrs)
+    attrs.setdefault("n_samples", n)
+    attrs.update(
+        {
+            "title": f"simcore analysis: fcc alloy observables of {attrs.get('point', '')}",
+            "analysis_method": ANALYSIS_METHOD,
+            "analysis_created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+            "jackknife_groups": groups,
+            "n_samples_analyzed": n,
+            "reference_x": REFERENCE_X,
+            "reference_x_source": "Lifshitz-Slyozov coarsening by bulk diffusion, L ~ t^(1/3)",
+        }
+    )
+    out.attrs = attrs
+    return out
+
+
+# ----------------------------------------------------------------------------- figures
+
+
+def _scheme_text(ds: xr.Dataset) -> str:
+    """The scheme with its geometry: sequential, dt32, slabs4."""
+    a = ds.attrs
+    scheme = str(a.get("scheme", "?"))
+    if scheme == "dt":
+        scheme += str(a.get("block_side", ""))
+    elif scheme == "slabs":
+        scheme += str(a.get("n_slabs", ""))
+    return scheme
+
+
+def _parameters(ds: xr.Dataset) -> str:
+    a = ds.attrs
+    return (
+        rf"L={a.get('L', '?')}, c={fmt_number(a.get('c', '?'))}, "
+        rf"$\epsilon$={fmt_number(a.get('epsilon', '?'))}"
+    )
+
+
+def point_label(ds: xr.Dataset) -> str:
+    """Legend text of an fcc point: L, c, epsilon, active species, scheme, samples."""
+    return f"{_parameters(ds)}, {ds.attrs.get('active', '?')}, {_scheme_text(ds)}, " + (
+        f"n={n_samples_of(ds)}"
+    )
+
+
+def panel_title(ds: xr.Dataset) -> str:
+    """:func:`point_label` on two lines, for the title of a half-column panel."""
+    return (
+        f"{_parameters(ds)}\n{ds.attrs.get('active', '?')}, {_scheme_text(ds)}, "
+        f"n={n_samples_of(ds)}"
+    )
+
+
+def _time_label() -> str:
+    return "t [MCS]"
+
+
+def plot_observable(
+    datasets: Sequence[xr.Dataset], var: str, ylabel: str, logy: bool = False
+) -> Figure:
+    """``var``_mean vs t (log t) with jackknife error bars, one line per point."""
+    with matplotlib.rc_context(STYLE):
+        fig, axes = new_figure(1, 1)
+        ax = axes[0, 0]
+        for ds in datasets:
+            t = np.asarray(ds["time"].values, dtype=float)
+            y = np.asarray(ds[f"{var}_mean"].values, dtype=float)
+            e = np.asarray(ds[f"{var}_err"].values, dtype=float)
+            ok = (t > 0) & np.isfinite(y) & ((y > 0) if logy else True)
+            ax.errorbar(t[ok], y[ok], yerr=e[ok], marker="o", ms=2.5, label=point_label(ds))
+        ax.set_xscale("log")
+        if logy:
+            ax.set_yscale("log")
+        log_tick_labels(ax)
+        ax.set_xlabel(_time_label())
+        ax.set_ylabel(ylabel)
+        ax.legend(loc="best")
+    return fig
+
+
+def plot_domain_size(datasets: Sequence[xr.Dataset]) -> Figure:
+    """L(t) log-log with error bars, and a dashed t^(1/3) guide through the first point's
+    mean at its last time."""
+    fig = plot_observable(datasets, "domain_size", "L(t) [lattice spacing]", logy=True)
+    ax = fig.axes[0]
+    ref = datasets[0]
+    t = np.asarray(ref["time"].values, dtype=float)
+    y = np.asarray(ref["domain_size_mean"].values, dtype=float)
+    ok = (t > 0) & np.isfinite(y) & (y > 0)
+    if ok.any():
+        tt = t[ok]
+        t_last, y_last = tt[-1], y[ok][-1]
+        guide = y_last * (tt / t_last) ** REFERENCE_X
+        with matplotlib.rc_context(STYLE):
+            ax.plot(tt, guide, "k--", linewidth=0.8, label=r"$\propto t^{1/3}$")
+            ax.legend(loc="best")
+    return fig
+
+
+def plot_x_eff(datasets: Sequence[xr.Dataset]) -> Figure:
+    """x_eff(t) with jackknife error bars and the Lifshitz-Slyozov 1/3."""
+    with matplotlib.rc_context(STYLE):
+        fig, axes = new_figure(1, 1)
+        ax = axes[0, 0]
+        for ds in datasets:
+            t = np.asarray(ds["t_eff"].values, dtype=float)
+            y = np.asarray(ds["x_eff"].values, dtype=float)
+            e = np.asarray(ds["x_eff_err"].values, dtype=float)
+            ok = np.isfinite(y)
+            ax.errorbar(t[ok], y[ok], yerr=np.nan_to_num(e[ok]), marker="o", ms=2.5,
+                        label=point_label(ds))  # fmt: skip
+        ax.axhline(REFERENCE_X, color="k", linestyle="--", linewidth=0.8,
+                   label=r"Lifshitz-Slyozov $x = 1/3$")  # fmt: skip
+        ax.set_xscale("log")
+        log_tick_labels(ax)
+        ax.set_xlabel(_time_label())
+        ax.set_ylabel(r"$x_{eff}$ = d ln L / d ln t [1]")
+        ax.legend(loc="best")
+    return fig
+
+
+def _grid(n: int) -> tuple[int, int]:
+    """Rows and columns of a grid of n panels in one paper column (at most 2 across)."""
+    ncols = 1 if n == 1 else 2
+    return math.ceil(n / ncols), ncols
+
+
+def _panels(n: int, square: bool = False) -> tuple[Figure, list]:
+    nrows, ncols = _grid(n)
+    width = COLUMN_WIDTH / ncols
+    height = 0.5 + nrows * (width * 0.95 if square else max(1.9, 0.75 * width))
+    fig, axes = new_figure(nrows, ncols, height=height)
+    flat = list(axes.ravel())
+    for ax in flat[n:]:
+        ax.set_visible(False)
+    return fig, flat[:n]
+
+
+def _sk_times(times: np.ndarray) -> np.ndarray:
+    """Indices of up to :data:`N_SK_TIMES` positive times, log-spaced from the last
+    decade or so of the run to t_max (the scaling regime, if any, is late)."""
+    pos = np.flatnonzero(times > 0)
+    if pos.size <= N_SK_TIMES:
+        return pos
+    t = times[pos]
+    lo = max(t[0], t[-1] / 100.0)
+    wanted = np.geomspace(lo, t[-1], N_SK_TIMES)
+    picks = [int(pos[np.argmin(np.abs(np.log(t) - np.log(w)))]) for w in wanted]
+    return np.array(sorted(set(picks)))
+
+
+def plot_structure_factor(datasets: Sequence[xr.Dataset]) -> Figure:
+    """Dynamic scaling of S(k, t): S / L(t)^3 vs k L(t) at a few late times, one panel per
+    point (log-log); curves that fall onto one another show L(t) is the only length."""
+    with matplotlib.rc_context(STYLE):
+        fig, axes = _panels(len(datasets))
+        for ax, ds in zip(axes, datasets, strict=True):
+            times = np.asarray(ds["time"].values, dtype=float)
+            k = np.asarray(ds["k"].values, dtype=float)
+            for i in _sk_times(times):
+                Lt = float(ds["domain_size_mean"].values[i])
+                S = np.asarray(ds["structure_factor_mean"].values[i], dtype=float)
+                ok = np.isfinite(S) & (S > 0)
+                ax.plot(k[ok] * Lt, S[ok] / Lt**3, marker="o", ms=1.5,
+                        label=f"t={times[i]:g}")  # fmt: skip
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            log_tick_labels(ax)
+            ax.set_xlabel("k L(t) [1]")
+            ax.set_ylabel(r"S(k, t) / L(t)$^3$ [lattice spacing$^{-3}$]")
+            ax.set_title(panel_title(ds), fontsize=6)
+            ax.legend(loc="best", fontsize=6, title="t [MCS]", title_fontsize=6)
+    return fig
+
+
+def plot_slices(datasets: Sequence[xr.Dataset]) -> Figure:
+    """The plane z = 0 at t_max (first sample) of each point: B black, A and the non-fcc
+    sites of the simple cubic picture white."""
+    with matplotlib.rc_context(STYLE):
+        fig, axes = _panels(len(datasets), square=True)
+        fig.suptitle("the plane z = 0 at t_max (first sample; B black)", fontsize=7)
+        for ax, ds in zip(axes, datasets, strict=True):
+            if "slice" not in ds.variables:
+                ax.set_axis_off()
+                continue
+            img = np.asarray(ds["slice"].values)
+            n = img.shape[0]
+            ax.imshow(img, cmap="Greys", vmin=0, vmax=1, origin="lower", interpolation="nearest",
+                      extent=(-0.5, n - 0.5, -0.5, n - 0.5))  # fmt: skip
+            ax.set_xlabel("x [lattice spacing]")
+            ax.set_ylabel("y [lattice spacing]")
+            t_max = float(ds["time"].values[-1])
+            where = f"{ds.attrs.get('active', '?')}, {_scheme_text(ds)}, t = {t_max:g} MCS"
+            ax.set_title(f"{_parameters(ds)}\n{where}", fontsize=6)
+    return fig
+
+
+def _figure(name: str, datasets: Sequence[xr.Dataset]) -> Figure:
+    """One campaign figure of :func:`make_all_fcc`."""
+    if name == "domain_size":
+        return plot_domain_size(datasets)
+    if name == "x_eff":
+        return plot_x_eff(datasets)
+    if name == "open_bonds":
+        return plot_observable(datasets, "open_bonds", "open bonds per B particle [1]")
+    if name == "structure_factor":
+        return plot_structure_factor(datasets)
+    if name == "slice":
+        return plot_slices(datasets)
+    raise ValueError(f"unknown fcc figure {name!r}")
+
+
+def make_all_fcc(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]) -> list[Path]:
+    """Write the campaign figures of fcc analyses (PNG and PDF each), :data:`FIGURE_NAMES`."""
+    if not analyses:
+        raise ValueError("no fcc analyses given")
+    missing = [v for v in ("domain_size_mean", "x_eff", "structure_factor_mean")
+               if v not in analyses[0].variables]  # fmt: skip
+    if missing:
+        raise ValueError(f"not an fcc analysis dataset: missing {', '.join(missing)}")
+    prov = provenance(analyses)
+    written: list[Path] = []
+    for name in FIGURE_NAMES:
+        written += save_figure(_figure(name, analyses), out_dir, name, prov)
+    return written

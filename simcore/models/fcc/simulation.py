@@ -1,0 +1,242 @@
+"""One fcc binary-alloy job (kelling2012 sec. 2.2): ``samples`` independent L^3 boxes, each
+quenched from a random mixture of B concentration c to the bond energy epsilon (in units
+of k_B T), run to t_max MCS under one schedule, observables recorded at log-spaced times.
+
+Schemes (conventions: :mod:`simcore.models.fcc`): ``sequential`` (random-sequential, the
+reference), ``dt`` (two-layer double tiling with blocks of side ``block_side``; the CPU DD
+on all the cores numba is given, or the GPU kernel with all samples in lockstep) and
+``slabs`` (one-dimensional dead border with ``n_slabs`` slabs, a slab per core: the MPI
+code's twin).  The dt CPU and GPU runs give the same lattices bit for bit.
+
+Sample j of a job uses sample number j in every Philox counter (the random mixture and the
+dynamics); the job seed differs between the blocks of a point, so ``sample_offset`` only
+labels the samples in the run file (as for kmc2d and kpz).  The state is plain arrays (the
+lattice words, the exchange counters, the observables so far and ``ti``), so a checkpoint
+resumes bit-identically; on the GPU the lattices stay on the device between sampling
+times and are copied back at each one (the observables are measured on the host).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import xarray as xr
+
+from simcore.models.fcc.decomposed import dt_sweeps
+from simcore.models.fcc.kernels import sequential_sweeps
+from simcore.models.fcc.lattice import random_mixture
+from simcore.models.fcc.observables import (
+    domain_size,
+    energy_per_site,
+    open_bonds_per_b,
+    slice_picture,
+    structure_factor,
+)
+from simcore.models.fcc.rule import thresholds
+from simcore.models.fcc.slabs import slab_sweeps
+from simcore.models.lockstep import LockstepProgress
+from simcore.sampling import sampling_times
+
+#: Largest side of the z = 0 plane kept in the run file (its top-left corner).
+SLICE = 256
+
+#: Per (sample, time) observables: name -> (long name, units).
+OBSERVABLES = {
+    "open_bonds": ("A-B bonds per B particle, 12 - 2 (B-B bonds) / N_B", "1"),
+    "energy": (
+        "energy per site -(B-B bonds) / N, N = L^3/2 fcc sites",
+        "bond energy (epsilon k_B T)",
+    ),
+    "domain_size": (
+        "domain size 2 pi / k1, k1 the first moment of the spherically averaged S(k)",
+        "lattice spacing of the simple cubic lattice",
+    ),
+}
+
+
+class FCCSimulation(LockstepProgress):
+    """The fcc alloy for one validated run config (``model: fcc``)."""
+
+    def __init__(self, cfg: dict):
+        self.cfg = cfg
+        self.L, self.samples = int(cfg["L"]), int(cfg["samples"])
+        self.c, self.epsilon = float(cfg["c"]), float(cfg["epsilon"])
+        self.thr = thresholds(self.epsilon)
+        self.both = cfg["active"] == "both"
+        self.scheme = str(cfg["scheme"])
+        self.block_side = int(cfg.get("block_side") or 0)
+        self.n_slabs = int(cfg.get("n_slabs") or 0)
+        self.times = sampling_times(cfg["t_max"], cfg["points_per_decade"], [])
+        seed = int(cfg["seed"])
+        self.k0, self.k1 = seed & 0xFFFFFFFF, seed >> 32
+        self.gpu = cfg["backend"] == "gpu"
+        self._kernel = None
+        self._on_device = False
+        self._moves_at_upload = np.zeros(self.samples, dtype=np.int64)
+        if self.gpu:
+            from simcore.models.fcc.gpu import DTKernel
+
+            self._kernel = DTKernel(
+                self.L, self.block_side, self.samples, self.k0, self.k1, self.thr, self.both
+            )
+
+    # -- state ---------------------------------------------------------------
+    def initial_state(self) -> dict:
+        """Every sample a random mixture (sample j from Philox sample number j), nothing
+        measured yet; ``k`` holds the wavenumber shells of S(k)."""
+        S, nt = self.samples, self.times.size
+        lat = np.stack([random_mixture(self.L, self.c, self.k0, self.k1, j) for j in range(S)])
+        k, _ = structure_factor(lat[0], self.L)
+        st = {
+            "ti": 0,
+            "lat": lat,
+            "moves": np.zeros(S, dtype=np.int64),
+            "k": k,
+            "wall": np.zeros(nt),
+            "obs_moves": np.zeros((S, nt), dtype=np.int64),
+            "obs_structure_factor": np.full((S, nt, k.size), np.nan),
+        }
+        for name in OBSERVABLES:
+            st[f"obs_{name}"] = np.full((S, nt), np.nan)
+        return st
+
+    def to_host(self, st: dict) -> dict:
+        """The state as host arrays (the GPU's lattices are copied back at every sampling
+        time already)."""
+        return st
+
+    def from_host(self, st: dict) -> dict:
+        """The state restored from host arrays (uploaded to the GPU at the next step)."""
+        self._on_device = False
+        return st
+
+    def describe(self, st: dict) -> str:
+        """Where the job stands, for progress lines."""
+        ti = int(st["ti"])
+        t_now = int(self.times[ti - 1]) if ti > 0 else 0
+        return f"t = {t_now}/{int(self.times[-1])} MCS, {self.samples} samples, {self.scheme}"
+
+    # -- dynamics ------------------------------------------------------------
+    def step(self, st: dict) -> None:
+        """Advance every sample to the next sampling time and record the observables."""
+        ti = int(st["ti"])
+        t_to = int(self.times[ti])
+        t_from = int(self.times[ti - 1]) if ti > 0 else 0
+        start = time.perf_counter()
+        if t_to > t_from:
+            if self.gpu:
+                self._step_gpu(st, t_from, t_to - t_from)
+            else:
+                self._step_cpu(st, t_from, t_to - t_from)
+        st["wall"][ti] = (st["wall"][ti - 1] if ti > 0 else 0.0) + time.perf_counter() - start
+        self._measure(st, ti)
+        st["ti"] = ti + 1
+
+    def _step_cpu(self, st: dict, t0: int, mcs: int) -> None:
+        """MCS t0 .. t0 + mcs - 1 of each sample under the job's scheme (numba, in place)."""
+        L, k0, k1, thr, both = self.L, self.k0, self.k1, self.thr, self.both
+        for j in range(self.samples):
+            lat = st["lat"][j]
+            if self.scheme == "dt":
+                _, moves = dt_sweeps(lat, L, self.block_side, t0, mcs, j, k0, k1, thr, both)
+            elif self.scheme == "slabs":
+                _, moves = slab_sweeps(lat, L, self.n_slabs, t0, mcs, j, k0, k1, thr, both)
+            else:
+                _, moves = sequential_sweeps(lat, L, t0, mcs, j, k0, k1, thr, both)
+            st["moves"][j] += moves
+
+    def _step_gpu(self, st: dict, t0: int, mcs: int) -> None:
+        """All samples in lockstep on the GPU (scheme dt); the lattices come back to the
+        host for the measurement."""
+        k = self._kernel
+        if not self._on_device:
+            k.upload(st["lat"])
+            self._moves_at_upload = st["moves"].copy()
+            self._on_device = True
+        k.sweeps(t0, mcs)
+        st["lat"] = np.ascontiguousarray(k.download())
+        st["moves"] = self._moves_at_upload + np.asarray(k.moves, dtype=np.int64)
+
+    def _measure(self, st: dict, ti: int) -> None:
+        for j in range(self.samples):
+            lat = st["lat"][j]
+            st["obs_open_bonds"][j, ti] = open_bonds_per_b(lat, self.L)
+            st["obs_energy"][j, ti] = energy_per_site(lat, self.L)
+            k, S = structure_factor(lat, self.L)
+            st["obs_structure_factor"][j, ti] = S
+            st["obs_domain_size"][j, ti] = domain_size(k, S)
+        st["obs_moves"][:, ti] = st["moves"]
+
+    # -- output --------------------------------------------------------------
+    def to_dataset(self, st: dict) -> xr.Dataset:
+        """The job's results with CF-style attributes (global attributes by the runner)."""
+        offset = int(self.cfg["sample_offset"])
+        n = min(self.L, SLICE)
+        coords = {
+            "sample": (
+                "sample",
+                np.arange(offset, offset + self.samples, dtype=np.int64),
+                {"long_name": "sample index", "units": "1"},
+            ),
+            "time": (
+                "time",
+                self.times.astype(np.int64),
+                {
+                    "long_name": "time",
+                    "units": "MCS",
+                    "comment": "1 MCS = N = L^3/2 exchange attempts (every schedule)",
+                },
+            ),
+            "k": (
+                "k",
+                np.asarray(st["k"], dtype=np.float64),
+                {
+                    "long_name": "wavenumber |k| of the spherical shell (width 2 pi / L)",
+                    "units": "1/lattice spacing",
+                    "comment": "lattice spacing of the simple cubic lattice; 0 < |k| < pi",
+                },
+            ),
+            "row": ("row", np.arange(n, dtype=np.int64), {"long_name": "y", "units": "1"}),
+            "col": ("col", np.arange(n, dtype=np.int64), {"long_name": "x", "units": "1"}),
+        }
+        dims = ("sample", "time")
+        data = {
+            name: (dims, st[f"obs_{name}"], {"long_name": long_name, "units": units})
+            for name, (long_name, units) in OBSERVABLES.items()
+        }
+        data["moves"] = (
+            dims,
+            st["obs_moves"],
+            {"long_name": "exchanges (accepted moves) since t = 0", "units": "1"},
+        )
+        data["wall_time"] = (
+            dims,
+            np.broadcast_to(st["wall"], (self.samples, self.times.size)).copy(),
+            {
+                "long_name": "wall-clock time of this sample's job since its start",
+                "units": "s",
+                "comment": "a job advances all its samples together: the same for each",
+            },
+        )
+        data["structure_factor"] = (
+            ("sample", "time", "k"),
+            st["obs_structure_factor"],
+            {
+                "long_name": "spherically averaged structure factor S(k) of the B "
+                "concentration on the fcc sites, |FT(occupation - c)|^2 / N",
+                "units": "1",
+            },
+        )
+        data["slice"] = (
+            ("sample", "row", "col"),
+            np.stack(
+                [slice_picture(st["lat"][j], self.L)[:n, :n] for j in range(self.samples)]
+            ).astype(np.int8),
+            {
+                "long_name": f"plane z = 0 of the simple cubic picture at t_max (top-left "
+                f"{n} x {n}): 1 B, 0 A or a non-fcc site",
+                "units": "1",
+            },
+        )
+        return xr.Dataset(data, coords=coords)
