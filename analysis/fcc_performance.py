@@ -69,14 +69,14 @@ def plot_fig6(rows: Sequence[dict]) -> Figure:
             if n in at:
                 ax.text(at[n]["attempts_per_s"] / ref * 1.1, yy, f"{at[n]['attempts_per_s']:.2g}/s",
                         va="center", fontsize="x-small")  # fmt: skip
-    ax.set_yticks(range(len(names)), names, fontsize="small")
+    short = [n.replace("sequential", "seq.").replace(", both active", " (both)") for n in names]
+    ax.set_yticks(range(len(names)), short, fontsize="x-small")
     ax.invert_yaxis()
     ax.set_xscale("log")
-    ax.set_xlabel("speed / fastest single-core speed")
+    ax.set_xlabel("speed / fastest single core")
     r0 = rows[0]
     ax.set_title(
-        f"fcc alloy, {r0['L'] ** 3 // 2} sites (L = {r0['L']}),\n"
-        rf"c = {r0['c']:g}, $\varepsilon$ = {r0['epsilon']:g}; attempts per second",
+        f"fcc alloy, L = {r0['L']},\n" rf"c = {r0['c']:g}, $\varepsilon$ = {r0['epsilon']:g}",
         fontsize="small",
     )
     ax.set_xlim(right=ax.get_xlim()[1] * 8)

@@ -31,7 +31,10 @@ The lulli2015 figures (``psflip_*``, ``strong_scaling``, ``scaling_collapse``) a
 :mod:`analysis.ea3d_performance`, the darkins2024 ones by :mod:`analysis.kmc2d_performance`:
 ``darkins2024_fig2`` (Fig. 2, the adaptive time step of a 64 x 64 SOS run at phi = 1,
 computed on the CPU) and ``darkins2024_fig3`` (Fig. 3, GPU speedup over serial BKL, from
-the ``simcore bench kmc2d`` table).
+the ``simcore bench kmc2d`` table); the kelling2012 fcc ones by
+:mod:`analysis.fcc_performance`: ``kelling2012_fig6`` (speed of every implementation relative
+to the fastest single core) and ``kelling2012_fig7`` (run time along a quench vs open
+bonds), from the ``simcore bench fcc`` table.
 
 Style, sizes, provenance and the atomic save are those of :mod:`analysis.figures`; the
 helpers are imported from there, not copied.
@@ -98,11 +101,12 @@ BETA_KELLING2017: tuple[float, float] = (0.2415, 0.0015)
 #: Figure kinds of the CLI (also the default file stems).
 FIGURES = ("fig3b", "fig4", "fig6", "performance", "psflip_k", "psflip_L", "psflip_prng",
            "strong_scaling", "scaling_collapse", "darkins2024_fig2",
-           "darkins2024_fig3")  # fmt: skip
+           "darkins2024_fig3", "kelling2012_fig6", "kelling2012_fig7")  # fmt: skip
 #: Figures drawn from a benchmark table, and the `simcore bench` kernel that writes it.
 BENCH_FIGURES = {"performance": "dd", "psflip_k": "ea3d", "psflip_L": "ea3d", "psflip_prng": "ea3d",
                  "strong_scaling": "mgpu", "scaling_collapse": "mgpu",
-                 "darkins2024_fig3": "kmc2d"}  # fmt: skip
+                 "darkins2024_fig3": "kmc2d", "kelling2012_fig6": "fcc",
+                 "kelling2012_fig7": "fcc"}  # fmt: skip
 #: Figures that compute their own data and take no inputs.
 COMPUTED_FIGURES = ("darkins2024_fig2",)
 
@@ -663,6 +667,14 @@ def make_figure(
             raise ValueError(f"{kind} takes one kmc2d benchmark CSV, got {len(inputs)} inputs")
         Path(out_dir).mkdir(parents=True, exist_ok=True)
         return [Path(p) for p in make_fig3(os.fspath(inputs[0]), os.fspath(Path(out_dir) / stem))]
+    if kind in BENCH_FIGURES and BENCH_FIGURES[kind] == "fcc":
+        from analysis.fcc_performance import make_fig6, make_fig7
+
+        if len(inputs) != 1:
+            raise ValueError(f"{kind} takes one fcc benchmark CSV, got {len(inputs)} inputs")
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        make = make_fig6 if kind == "kelling2012_fig6" else make_fig7
+        return [Path(p) for p in make(os.fspath(inputs[0]), os.fspath(Path(out_dir) / stem))]
     if kind in BENCH_FIGURES and BENCH_FIGURES[kind] == "mgpu":
         from analysis.ea3d_performance import SCALING_PLOTS, load_scaling, scaling_provenance
 

@@ -77,11 +77,12 @@ JOB_KEYS = job_keys("kpz")
 
 
 #: ``simcore bench`` kernels a campaign's ``benchmarks`` lines may name first.
-BENCH_KERNELS = ("dd", "ea3d", "mgpu", "kmc2d")
+BENCH_KERNELS = ("dd", "ea3d", "mgpu", "kmc2d", "fcc")
 #: Comparison figures drawn from a benchmark table, and the kernel whose table it is.
 BENCH_FIGURE_KERNEL = {"performance": "dd", "psflip_k": "ea3d", "psflip_L": "ea3d",
                        "psflip_prng": "ea3d", "strong_scaling": "mgpu",
-                       "scaling_collapse": "mgpu", "darkins2024_fig3": "kmc2d"}  # fmt: skip
+                       "scaling_collapse": "mgpu", "darkins2024_fig3": "kmc2d",
+                       "kelling2012_fig6": "fcc", "kelling2012_fig7": "fcc"}  # fmt: skip
 #: Comparison figures that compute their own data (no points, no benchmark table):
 #: darkins2024 Fig. 2, the adaptive time step of one CPU run (analysis.kmc2d_performance).
 COMPUTED_FIGURES = ("darkins2024_fig2",)

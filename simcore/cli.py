@@ -149,7 +149,7 @@ def _parser() -> argparse.ArgumentParser:
     fc.add_argument("--c", type=float, default=0.325, help="B concentration")
     fc.add_argument("--epsilon", type=float, default=1.5, help="bond energy / k_B T")
     fc.add_argument("--block-side", type=int, default=32, help="GPU dt block side b")
-    fc.add_argument("--cpu-block-side", type=int, default=16, help="CPU DD block side b")
+    fc.add_argument("--cpu-block-side", type=int, default=32, help="CPU DD block side b")
     fc.add_argument("--slabs", type=int, default=0, help="slabs P (0: the numba threads)")
     fc.add_argument(
         "--quench",

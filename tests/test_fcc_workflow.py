@@ -374,3 +374,25 @@ def test_fcc_campaign_through_snakemake(tmp_path: Path) -> None:
     assert job_cfg["block_side"] == 8 and "n_slabs" not in job_cfg
     an = xr.load_dataset(res / "analysis" / f"{point}.nc")
     assert an.attrs["n_samples"] == 2 and np.isfinite(an["x_eff"].values).all()
+
+
+def test_bench_table_and_kelling2012_figures(tmp_path: Path) -> None:
+    """`simcore bench fcc` on the CPU writes a row per implementation and stop (the CPU ones
+    at the first and last stop only), speeds are positive, open bonds fall along the
+    quench, and Figs. 6 and 7 are drawn from the table."""
+    from analysis.fcc_performance import load_fcc_bench
+    from analysis.paper_figures import make_figure
+
+    table = tmp_path / "b.csv"
+    res = run_simcore("bench", "fcc", "--L", "16", "--backend", "cpu", "--quench", "0", "3",
+                      "8", "--block-side", "8", "--cpu-block-side", "8", "--slabs", "2",
+                      "--repeats", "1", "--csv", str(table))  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    rows = load_fcc_bench(table)
+    assert {r["t_quench"] for r in rows} == {0, 8} and len(rows) == 2 * 5
+    assert all(r["attempts_per_s"] > 0 for r in rows)
+    assert rows[-1]["open_bonds"] < rows[0]["open_bonds"] - 1
+    assert "| CPU DD | 1 | both | 0 |" in res.stdout
+    for fig in ("kelling2012_fig6", "kelling2012_fig7"):
+        paths = make_figure(fig, [table], tmp_path)
+        assert all(p.stat().st_size > 0 for p in paths)

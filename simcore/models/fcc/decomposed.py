@@ -73,22 +73,27 @@ def block_update(lat, L, b, bx, by, bz, t, sample, k0, k1, thr, both, win, old):
         ox = 4 * (s & 1) + MARGIN
         oy = 4 * ((s >> 1) & 1) + MARGIN
         oz = 4 * ((s >> 2) & 1) + MARGIN
-        for j in range(n):
-            gx, gy, gz = j % ng, (j // ng) % ng, j // (ng * ng)
-            if h & 1:  # two hits per Philox call: the words 2, 3 of the last one
-                a, u = odd[j, 0], odd[j, 1]
-            else:
-                g = ((bz * ng + gz) * gl + by * ng + gy) * gl + bx * ng + gx
-                r0, r1, r2, r3 = philox4x32(g, t, sample, (STREAM_FCC_DT << 24) | (h >> 1), k0, k1)
-                a, u = np.int64(r0), np.int64(r1)
-                odd[j, 0], odd[j, 1] = r2, r3
-            y = 8 * gy + oy + ((a >> 29) & 3)
-            z = 8 * gz + oz + ((a >> 27) & 3)
-            x = 8 * gx + ox + 2 * (a >> 31) + ((y + z) & 1)
-            d = (np.uint64(a & 0x07FFFFFF) * np.uint64(12)) >> np.uint64(27)
-            delta, moved = window_attempt(win, x, y, z, d, u, thr, both)
-            dbb += delta
-            moves += moved
+        j = 0
+        for gz in range(ng):
+            for gy in range(ng):
+                for gx in range(ng):
+                    if h & 1:  # two hits per Philox call: the words 2, 3 of the last one
+                        a, u = odd[j, 0], odd[j, 1]
+                    else:
+                        g = ((bz * ng + gz) * gl + by * ng + gy) * gl + bx * ng + gx
+                        r0, r1, r2, r3 = philox4x32(
+                            g, t, sample, (STREAM_FCC_DT << 24) | (h >> 1), k0, k1
+                        )
+                        a, u = np.int64(r0), np.int64(r1)
+                        odd[j, 0], odd[j, 1] = r2, r3
+                    y = 8 * gy + oy + ((a >> 29) & 3)
+                    z = 8 * gz + oz + ((a >> 27) & 3)
+                    x = 8 * gx + ox + 2 * (a >> 31) + ((y + z) & 1)
+                    d = (np.uint64(a & 0x07FFFFFF) * np.uint64(12)) >> np.uint64(27)
+                    delta, moved = window_attempt(win, x, y, z, d, u, thr, both)
+                    dbb += delta
+                    moves += moved
+                    j += 1
     store_window(lat, L, x0, y0, z0, w, win, old)
     return dbb, moves
 
