@@ -274,7 +274,7 @@ def _steps(sim, st: dict, stop_after: int | None = None) -> dict:
 
 @pytest.mark.gpu
 @needs_gpu
-@pytest.mark.parametrize(("L", "b", "active"), [(32, 8, "both"), (64, 64, "both")])
+@pytest.mark.parametrize(("L", "b", "active"), [(32, 8, "both"), (128, 64, "both")])
 def test_gpu_job_equals_cpu_job_and_resumes(tmp_path: Path, L: int, b: int, active: str):
     """The whole job (FCCSimulation, scheme dt) on the GPU gives the CPU job's run file;
     stopping after three sampling times, writing a checkpoint and resuming it in a new job
