@@ -48,8 +48,10 @@ from analysis.figures import (
     log_tick_labels,
     n_samples_of,
     new_figure,
+    plot_mean_vs_time,
     provenance,
     save_figure,
+    time_label,
 )
 from analysis.stats import default_groups, jackknife
 from simcore.campaign import FCC_FIGURES
@@ -222,31 +224,11 @@ def panel_title(ds: xr.Dataset) -> str:
     )
 
 
-def _time_label() -> str:
-    return "t [MCS]"
-
-
 def plot_observable(
     datasets: Sequence[xr.Dataset], var: str, ylabel: str, logy: bool = False
 ) -> Figure:
     """``var``_mean vs t (log t) with jackknife error bars, one line per point."""
-    with matplotlib.rc_context(STYLE):
-        fig, axes = new_figure(1, 1)
-        ax = axes[0, 0]
-        for ds in datasets:
-            t = np.asarray(ds["time"].values, dtype=float)
-            y = np.asarray(ds[f"{var}_mean"].values, dtype=float)
-            e = np.asarray(ds[f"{var}_err"].values, dtype=float)
-            ok = (t > 0) & np.isfinite(y) & ((y > 0) if logy else True)
-            ax.errorbar(t[ok], y[ok], yerr=e[ok], marker="o", ms=2.5, label=point_label(ds))
-        ax.set_xscale("log")
-        if logy:
-            ax.set_yscale("log")
-        log_tick_labels(ax)
-        ax.set_xlabel(_time_label())
-        ax.set_ylabel(ylabel)
-        ax.legend(loc="best")
-    return fig
+    return plot_mean_vs_time(datasets, var, ylabel, point_label, logy)
 
 
 def plot_domain_size(datasets: Sequence[xr.Dataset]) -> Figure:
@@ -284,7 +266,7 @@ def plot_x_eff(datasets: Sequence[xr.Dataset]) -> Figure:
                    label=r"Lifshitz-Slyozov $x = 1/3$")  # fmt: skip
         ax.set_xscale("log")
         log_tick_labels(ax)
-        ax.set_xlabel(_time_label())
+        ax.set_xlabel(time_label(datasets))
         ax.set_ylabel(r"$x_{eff}$ = d ln L / d ln t [1]")
         ax.legend(loc="best")
     return fig

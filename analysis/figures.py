@@ -296,6 +296,40 @@ def log_tick_labels(ax: Any) -> None:
             axis.set_minor_formatter(NullFormatter())
 
 
+def time_label(datasets: Sequence[xr.Dataset]) -> str:
+    """x label of a time axis from the datasets' time units."""
+    units = {str(d["time"].attrs.get("units", "?")) for d in datasets}
+    return f"t [{units.pop()}]" if len(units) == 1 else "t [model time units]"
+
+
+def plot_mean_vs_time(
+    datasets: Sequence[xr.Dataset],
+    var: str,
+    ylabel: str,
+    label: Any,
+    logy: bool = False,
+) -> Figure:
+    """``var``_mean vs t (log t) with jackknife error bars, one line per point, labelled
+    by ``label(ds)`` (the kmc2d and fcc analyses share it)."""
+    with matplotlib.rc_context(STYLE):
+        fig, axes = new_figure(1, 1)
+        ax = axes[0, 0]
+        for ds in datasets:
+            t = np.asarray(ds["time"].values, dtype=float)
+            y = np.asarray(ds[f"{var}_mean"].values, dtype=float)
+            e = np.asarray(ds[f"{var}_err"].values, dtype=float)
+            ok = (t > 0) & np.isfinite(y) & ((y > 0) if logy else True)
+            ax.errorbar(t[ok], y[ok], yerr=e[ok], marker="o", ms=2.5, label=label(ds))
+        ax.set_xscale("log")
+        if logy:
+            ax.set_yscale("log")
+        log_tick_labels(ax)
+        ax.set_xlabel(time_label(datasets))
+        ax.set_ylabel(ylabel)
+        ax.legend(loc="best")
+    return fig
+
+
 def _dim_title(d: int | None) -> str:
     return f"d = {d}" if d is not None else "d = ?"
 

@@ -49,8 +49,10 @@ from analysis.figures import (
     log_tick_labels,
     n_samples_of,
     new_figure,
+    plot_mean_vs_time,
     provenance,
     save_figure,
+    time_label,
 )
 from analysis.stats import default_groups, jackknife
 from simcore.campaign import kmc2d_figure_names
@@ -251,32 +253,11 @@ def point_label(ds: xr.Dataset) -> str:
     return f"{rates_of(ds)} L={a.get('L', '?')}, {par}, {scheme}, n={n_samples_of(ds)}"
 
 
-def _time_label(datasets: Sequence[xr.Dataset]) -> str:
-    units = {str(d["time"].attrs.get("units", "?")) for d in datasets}
-    return f"t [{units.pop()}]" if len(units) == 1 else "t [model time units]"
-
-
 def plot_observable(
     datasets: Sequence[xr.Dataset], var: str, ylabel: str, logy: bool = False
 ) -> Figure:
     """``var``_mean vs t (log t) with jackknife error bars, one line per point."""
-    with matplotlib.rc_context(STYLE):
-        fig, axes = new_figure(1, 1)
-        ax = axes[0, 0]
-        for ds in datasets:
-            t = np.asarray(ds["time"].values, dtype=float)
-            y = np.asarray(ds[f"{var}_mean"].values, dtype=float)
-            e = np.asarray(ds[f"{var}_err"].values, dtype=float)
-            ok = (t > 0) & np.isfinite(y) & ((y > 0) if logy else True)
-            ax.errorbar(t[ok], y[ok], yerr=e[ok], marker="o", ms=2.5, label=point_label(ds))
-        ax.set_xscale("log")
-        if logy:
-            ax.set_yscale("log")
-        log_tick_labels(ax)
-        ax.set_xlabel(_time_label(datasets))
-        ax.set_ylabel(ylabel)
-        ax.legend(loc="best")
-    return fig
+    return plot_mean_vs_time(datasets, var, ylabel, point_label, logy)
 
 
 def _rd_k2(datasets: Sequence[xr.Dataset]) -> list[float]:
@@ -314,7 +295,7 @@ def plot_beta_eff(datasets: Sequence[xr.Dataset]) -> Figure:
                    label=r"random deposition $\beta = 1/2$")  # fmt: skip
         ax.set_xscale("log")
         log_tick_labels(ax)
-        ax.set_xlabel(_time_label(datasets))
+        ax.set_xlabel(time_label(datasets))
         ax.set_ylabel(r"$\beta_{eff}$ [1]")
         ax.legend(loc="best")
     return fig

@@ -64,6 +64,20 @@ def report(title: str, machine: str, commit: str, table: list[str], append: str 
     return report
 
 
+def append_csv_row(path: str, fields: tuple[str, ...], row: dict) -> None:
+    """Append one benchmark row to a CSV table (header first if the file is new); floats
+    with 6 significant digits."""
+    import csv
+    import os
+
+    new = not os.path.exists(path)
+    with open(path, "a", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=fields)
+        if new:
+            w.writeheader()
+        w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()})
+
+
 BENCH_CSV_FIELDS = (
     "scheme", "tc", "domain", "p", "q", "L", "samples", "backend", "device", "threads",
     "attempts_per_ns", "seconds_per_mcs", "commit",

@@ -142,7 +142,8 @@ def test_benchmark_lines_per_kernel() -> None:
     assert all(line.startswith("--scheme") for line in camp.bench_lines("dd"))
     assert all(line.startswith(("--layout", "--prng")) for line in camp.bench_lines("ea3d"))
     assert all(line.startswith("--gpus") for line in camp.bench_lines("mgpu"))
-    kernels = ("dd", "ea3d", "mgpu", "kmc2d")
+    assert all(line.startswith("--L 512") for line in camp.bench_lines("fcc"))
+    kernels = ("dd", "ea3d", "mgpu", "kmc2d", "fcc")
     assert sum(len(camp.bench_lines(k)) for k in kernels) == len(camp.benchmarks)
 
 

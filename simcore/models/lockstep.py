@@ -8,11 +8,14 @@ import numpy as np
 
 
 class LockstepProgress:
-    """``done``, ``fraction_done`` and ``device_name`` for jobs with ``self.times``, a
+    """``done``, ``fraction_done``, ``describe`` and ``device_name`` for jobs with ``self.times``, a
     state ``ti`` and ``self.gpu`` (whether the job runs on the GPU)."""
 
     times: np.ndarray
     gpu: bool
+    samples: int
+    #: Unit of the sampling times in progress lines ("" for model time).
+    time_unit: str = ""
 
     def device_name(self) -> str | None:
         """Device for provenance (None: the CPU model)."""
@@ -30,3 +33,11 @@ class LockstepProgress:
         """Fraction of the job's time (MCS or sweeps) that is done."""
         ti = int(st["ti"])
         return float(self.times[ti - 1] / self.times[-1]) if ti > 0 else 0.0
+
+    def describe(self, st: dict) -> str:
+        """Where the job stands, for progress lines (needs ``samples`` and ``scheme``)."""
+        ti = int(st["ti"])
+        t_now = int(self.times[ti - 1]) if ti > 0 else 0
+        unit = f" {self.time_unit}" if self.time_unit else ""
+        scheme = getattr(self, "scheme", "")
+        return f"t = {t_now}/{int(self.times[-1])}{unit}, {self.samples} samples, {scheme}"

@@ -13,8 +13,6 @@ Fig. 7 the run time at each stop relative to the initial state, against the open
 
 from __future__ import annotations
 
-import csv
-import os
 import statistics
 import sys
 import time
@@ -145,7 +143,7 @@ def run_bench_fcc(
 ) -> str:
     """kelling2012 Figs. 6 and 7: attempts per second of every implementation along a
     quench; markdown report, optional CSV rows (one per implementation and stop)."""
-    from simcore.bench import report
+    from simcore.bench import append_csv_row, report
     from simcore.io.provenance import cpu_name, git_commit
 
     gpu = backend == "gpu"
@@ -201,14 +199,7 @@ def run_bench_fcc(
                 flush=True,
             )
             if csv_path:
-                new = not os.path.exists(csv_path)
-                with open(csv_path, "a", newline="") as fh:
-                    w = csv.DictWriter(fh, fieldnames=BENCH_FCC_FIELDS)
-                    if new:
-                        w.writeheader()
-                    w.writerow(
-                        {k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()}
-                    )
+                append_csv_row(csv_path, BENCH_FCC_FIELDS, row)
     single = [r for r in rows if r["backend"] == "cpu" and r["threads"] == 1]
     lines = [
         "| implementation | threads | active | t (MCS) | open bonds per B | attempts/s (median) "

@@ -58,6 +58,8 @@ OBSERVABLES = {
 class FCCSimulation(LockstepProgress):
     """The fcc alloy for one validated run config (``model: fcc``)."""
 
+    time_unit = "MCS"
+
     def __init__(self, cfg: dict):
         self.cfg = cfg
         self.L, self.samples = int(cfg["L"]), int(cfg["samples"])
@@ -110,12 +112,6 @@ class FCCSimulation(LockstepProgress):
         """The state restored from host arrays (uploaded to the GPU at the next step)."""
         self._on_device = False
         return st
-
-    def describe(self, st: dict) -> str:
-        """Where the job stands, for progress lines."""
-        ti = int(st["ti"])
-        t_now = int(self.times[ti - 1]) if ti > 0 else 0
-        return f"t = {t_now}/{int(self.times[-1])} MCS, {self.samples} samples, {self.scheme}"
 
     # -- dynamics ------------------------------------------------------------
     def step(self, st: dict) -> None:

@@ -11,8 +11,6 @@ of central tiles.
 
 from __future__ import annotations
 
-import csv
-import os
 import statistics
 import sys
 import time
@@ -173,7 +171,7 @@ def run_bench_kmc2d(
 ) -> str:
     """darkins2024 Fig. 3: events per second of the tile algorithm and of serial BKL, and
     their ratio, for every (n, phi); markdown report, optional CSV rows."""
-    from simcore.bench import report
+    from simcore.bench import append_csv_row, report
     from simcore.io.provenance import cpu_name, git_commit
 
     if backend == "gpu":
@@ -217,14 +215,7 @@ def run_bench_kmc2d(
                 flush=True,
             )
             if csv_path:
-                new = not os.path.exists(csv_path)
-                with open(csv_path, "a", newline="") as fh:
-                    w = csv.DictWriter(fh, fieldnames=BENCH_KMC2D_FIELDS)
-                    if new:
-                        w.writeheader()
-                    w.writerow(
-                        {k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()}
-                    )
+                append_csv_row(csv_path, BENCH_KMC2D_FIELDS, row)
     lines = [
         "| n | phi | real events/s (median) | min | max | BKL events/s | speedup "
         "| accepted / rejected steps | events per tile and step | step density |",

@@ -149,12 +149,6 @@ class KMC2DSimulation(LockstepProgress):
             self._on_device = False
         return st
 
-    def describe(self, st: dict) -> str:
-        """Where the job stands, for progress lines."""
-        ti = int(st["ti"])
-        t_now = int(self.times[ti - 1]) if ti > 0 else 0
-        return f"t = {t_now}/{int(self.times[-1])}, {self.samples} samples, {self.scheme}"
-
     # -- dynamics ------------------------------------------------------------
     def step(self, st: dict) -> None:
         """Advance every sample to the next sampling time and record the observables."""
