@@ -37,15 +37,17 @@ def test_cuda_source_compiles(tmp_path, L: int, b: int, both: int) -> None:
     [(16, 8, False, 1.5), (32, 8, True, 0.5), (64, 16, True, 1.5), (64, 32, False, 1.5),
      (144, 8, True, 1.0), (128, 64, True, 1.5)],
 )  # fmt: skip
-def test_gpu_dt_equals_the_cpu_twin(L: int, b: int, both: bool, eps: float) -> None:
+@pytest.mark.parametrize("ahead", [True, False])
+def test_gpu_dt_equals_the_cpu_twin(L: int, b: int, both: bool, eps: float, ahead: bool) -> None:
     """Three samples (Philox sample numbers 5, 6, 7) for 3 MCS on the GPU give the CPU
     twin's lattices, bond changes and move counts exactly (L = 144: rows of 72 sites span
-    two words; b = 64: one window row is 34 bits)."""
+    two words; b = 64: one window row is 34 bits), with blocks run ahead of time (one
+    persistent launch, each block when its neighbours are done) or one launch per set."""
     from simcore.models.fcc.gpu import DTKernel
 
     thr = thresholds(eps)
     lats = np.stack([random_mixture(L, 0.325, K0, K1, 5 + j) for j in range(3)])
-    k = DTKernel(L, b, 3, K0, K1, thr, both, sample0=5)
+    k = DTKernel(L, b, 3, K0, K1, thr, both, sample0=5, ahead=ahead)
     k.upload(lats)
     k.sweeps(0, 2)
     k.sweeps(2, 1)

@@ -83,22 +83,26 @@ def _cpu_runs(L: int, b: int, slabs: int, thr: np.ndarray, t0: int, mcs: int) ->
 
 
 def _gpu_runs(L: int, b: int, thr: np.ndarray, t0: int, mcs: int) -> dict:
-    """The GPU implementation (dt, both species active: the decomposed schedules need
-    it, see :mod:`simcore.models.fcc`)."""
+    """The GPU implementations (dt, both species active: the decomposed schedules need
+    it, see :mod:`simcore.models.fcc`): blocks ahead of time (the default) and one launch
+    per block set, compared in the same run."""
     import cupy as cp
 
     from simcore.models.fcc.gpu import DTKernel
 
-    k = DTKernel(L, b, 1, SEED, 0, thr, True)
+    out = {}
+    for ahead, name in ((True, "GPU dt"), (False, "GPU dt, a launch per set")):
+        k = DTKernel(L, b, 1, SEED, 0, thr, True, ahead=ahead)
 
-    def run(lat: np.ndarray) -> int:
-        k.upload(lat[None])
-        cp.cuda.runtime.deviceSynchronize()
-        k.sweeps(t0, mcs)
-        cp.cuda.runtime.deviceSynchronize()
-        return int(k.moves[0])
+        def run(lat: np.ndarray, k=k) -> int:
+            k.upload(lat[None])
+            cp.cuda.runtime.deviceSynchronize()
+            k.sweeps(t0, mcs)
+            cp.cuda.runtime.deviceSynchronize()
+            return int(k.moves[0])
 
-    return {"GPU dt": (1, "both", b, run)}
+        out[name] = (1, "both", b, run)
+    return out
 
 
 def _quench(lat: np.ndarray, L: int, b: int, thr: np.ndarray, stops: list[int], gpu: bool):

@@ -28,11 +28,11 @@ def compile_defines(L: int, b: int, both: bool) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=16)
-def _kernel(defines: tuple[str, ...]):
+def _module(defines: tuple[str, ...]):
     import cupy as cp
 
     options = ("-std=c++17", f"-I{CUDA_INCLUDE}", *defines)
-    return cp.RawModule(code=CUDA_SOURCE.read_text(), options=options).get_function("dt_phase")
+    return cp.RawModule(code=CUDA_SOURCE.read_text(), options=options)
 
 
 def set_orders(t0: int, mcs: int, samples: int, sample0: int, k0: int, k1: int) -> np.ndarray:
@@ -46,7 +46,10 @@ def set_orders(t0: int, mcs: int, samples: int, sample0: int, k0: int, k1: int) 
 
 class DTKernel:
     """Two-layer double tiling for a batch of samples of one (L, b, epsilon, active) on the
-    GPU.  Sample j of the batch uses Philox sample number ``sample0 + j``."""
+    GPU.  Sample j of the batch uses Philox sample number ``sample0 + j``.  ``ahead``: one
+    persistent launch per call in which each block starts as soon as its neighbours allow
+    (blocks ahead of time, kelling2012 sec. 3.2); otherwise one launch per block set.  Both
+    give the same lattice."""
 
     def __init__(
         self,
@@ -58,6 +61,7 @@ class DTKernel:
         thr: np.ndarray,
         both: bool,
         sample0: int = 0,
+        ahead: bool = True,
     ):
         import cupy as cp
 
@@ -65,7 +69,15 @@ class DTKernel:
         self.L, self.b, self.samples = int(L), int(b), int(samples)
         self.k0, self.k1, self.sample0 = int(k0), int(k1), int(sample0)
         self.both = bool(both)
-        self._fn = _kernel(compile_defines(self.L, self.b, self.both))
+        mod = _module(compile_defines(self.L, self.b, self.both))
+        self._fn, self._ahead = mod.get_function("dt_phase"), mod.get_function("dt_ahead")
+        self.ahead = bool(ahead)
+        nblocks = (self.L // self.b) ** 3
+        self._done = cp.zeros((self.samples, nblocks), dtype=np.int32)
+        self._next = cp.zeros(1, dtype=np.uint32)
+        sms = cp.cuda.Device().attributes["MultiProcessorCount"]
+        threads = (self.b // 8) ** 3
+        self._persistent = sms * max(1, 2048 // threads)
         self._thr = cp.asarray(np.asarray(thr, dtype=np.uint64))
         self._dbb = cp.zeros(self.samples, dtype=np.int64)
         self._moves = cp.zeros(self.samples, dtype=np.int64)
@@ -87,16 +99,21 @@ class DTKernel:
         """MCS t0 .. t0 + mcs - 1 for every sample (asynchronous: returns after queueing)."""
         import cupy as cp
 
-        orders = cp.asarray(set_orders(t0, mcs, self.samples, self.sample0, self.k0, self.k1))
+        host = set_orders(t0, mcs, self.samples, self.sample0, self.k0, self.k1)
+        if self.ahead:
+            chunk = max(1, 2**31 // (8 * self.samples * self._grid[0]))  # tasks < 2^31
+            for c in range(0, mcs, chunk):
+                self._launch_ahead(host[c : c + chunk], t0 + c)
+            return
+        orders = cp.asarray(host)
         for i in range(mcs):
-            o = orders[i]
             for phase in range(8):
                 self._fn(
                     self._grid,
                     self._block,
                     (
                         self.lat,
-                        o,
+                        orders[i],
                         np.int32(phase),
                         np.uint32(t0 + i),
                         np.uint32(self.sample0),
@@ -107,6 +124,37 @@ class DTKernel:
                         self._moves,
                     ),
                 )
+
+    def _launch_ahead(self, orders_host: np.ndarray, t0: int) -> None:
+        """One persistent launch of the ahead-of-time kernel for the MCS of ``orders_host``
+        (mcs, samples, 8) from t0."""
+        import cupy as cp
+
+        mcs = orders_host.shape[0]
+        inv = np.argsort(orders_host, axis=-1).astype(np.int32)
+        self._done[:] = 0
+        self._next[:] = 0
+        tasks = mcs * 8 * self.samples * self._grid[0]
+        self._ahead(
+            (min(self._persistent, tasks),),
+            self._block,
+            (
+                self.lat,
+                cp.asarray(orders_host),
+                cp.asarray(inv),
+                np.int32(mcs),
+                np.uint32(t0),
+                np.int32(self.samples),
+                np.uint32(self.sample0),
+                np.uint32(self.k0),
+                np.uint32(self.k1),
+                self._thr,
+                self._dbb,
+                self._moves,
+                self._next,
+                self._done,
+            ),
+        )
 
     def download(self) -> np.ndarray:
         """The lattices as a host array (samples, L, L, W)."""

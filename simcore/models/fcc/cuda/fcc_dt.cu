@@ -17,7 +17,9 @@
 #define STREAM_SET 0x43u
 #define STREAM_DT 0x44u
 
-// Bits kstart .. kstart + NBITS - 1 (mod L/2) of a lattice row, bit 0 first.
+// Bits kstart .. kstart + NBITS - 1 (mod L/2) of a lattice row, bit 0 first.  L2 loads
+// (__ldcg): under the ahead-of-time schedule another SM may have changed the row since
+// this SM's L1 saw it.
 __device__ __forceinline__ u64 row_bits(const u64 *row, int kstart) {
   u64 out = 0;
   int j = 0;
@@ -25,7 +27,7 @@ __device__ __forceinline__ u64 row_bits(const u64 *row, int kstart) {
     int k = ((kstart + j) % HL + HL) % HL;
     int off = k & 63;
     int m = min(min(64 - off, HL - k), NBITS - j);
-    u64 bits = row[k >> 6] >> off;
+    u64 bits = __ldcg(&row[k >> 6]) >> off;
     if (m < 64) bits &= (1ull << m) - 1ull;
     out |= bits << j;
     j += m;
@@ -66,26 +68,20 @@ __constant__ int DXc[12] = {1, 1, -1, -1, 1, 1, -1, -1, 0, 0, 0, 0};
 __constant__ int DYc[12] = {1, -1, 1, -1, 0, 0, 0, 0, 1, 1, -1, -1};
 __constant__ int DZc[12] = {0, 0, 0, 0, 1, -1, 1, -1, 1, -1, 1, -1};
 
-// All blocks of one set, all samples: grid (HB^3, samples), NT threads.
-// order: (samples, 8) set order of this MCS; phase: index into it.
-extern "C" __global__ void __launch_bounds__(NT)
-    dt_phase(u64 *lat, const int *order, int phase, u32 t, u32 sample0, u32 k0, u32 k1,
-             const u64 *thr_g, long long *dbb_out, long long *moves_out) {
+// Full update of block (bx, by, bz) of one sample in MCS t (decomposed.block_update): the
+// window in shared memory, 256 single-hit rounds, the changes XORed back, the counters
+// added to dbb_out / moves_out.  Called by all NT threads of a block.
+__device__ __forceinline__ void update_block(u64 *L0, int bx, int by, int bz, u32 t, u32 sample,
+                                             u32 k0, u32 k1, const u64 *thr_g,
+                                             long long *dbb_out, long long *moves_out) {
   __shared__ u64 win[WIN][WIN];
   __shared__ unsigned char sets[HITS];
   __shared__ u64 thr[13];
   __shared__ long long red[2];
-  const int js = blockIdx.y;
-  const u32 sample = sample0 + js;
-  const int sigma = order[js * 8 + phase];
-  const int q = blockIdx.x;
-  const int bx = 2 * (q % HB) + (sigma & 1);
-  const int by = 2 * ((q / HB) % HB) + ((sigma >> 1) & 1);
-  const int bz = 2 * (q / (HB * HB)) + ((sigma >> 2) & 1);
-  u64 *L0 = lat + (size_t)js * LL * LL * WPR;
   const u32 block_id = (u32)((bz * NB + by) * NB + bx);
   const int x0 = bx * B - 2, y0 = by * B - 2, z0 = bz * B - 2;
 
+  __syncthreads();  // the shared arrays are free (a persistent block reuses them)
   for (int r = threadIdx.x; r < WIN * WIN; r += NT) {
     int zl = r / WIN, yl = r % WIN;
     int z = (z0 + zl + LL) % LL, y = (y0 + yl + LL) % LL;
@@ -140,7 +136,81 @@ extern "C" __global__ void __launch_bounds__(NT)
   atomicAdd((unsigned long long *)&red[1], (unsigned long long)moves);
   __syncthreads();
   if (threadIdx.x == 0) {
-    atomicAdd((unsigned long long *)&dbb_out[js], (unsigned long long)red[0]);
-    atomicAdd((unsigned long long *)&moves_out[js], (unsigned long long)red[1]);
+    atomicAdd((unsigned long long *)dbb_out, (unsigned long long)red[0]);
+    atomicAdd((unsigned long long *)moves_out, (unsigned long long)red[1]);
+  }
+}
+
+// Block q of the blocks of set sigma: its coordinates.
+__device__ __forceinline__ void block_of(int q, int sigma, int &bx, int &by, int &bz) {
+  bx = 2 * (q % HB) + (sigma & 1);
+  by = 2 * ((q / HB) % HB) + ((sigma >> 1) & 1);
+  bz = 2 * (q / (HB * HB)) + ((sigma >> 2) & 1);
+}
+
+// All blocks of one set, all samples: grid (HB^3, samples), NT threads.
+// order: (samples, 8) set order of this MCS; phase: index into it.
+extern "C" __global__ void __launch_bounds__(NT)
+    dt_phase(u64 *lat, const int *order, int phase, u32 t, u32 sample0, u32 k0, u32 k1,
+             const u64 *thr_g, long long *dbb_out, long long *moves_out) {
+  const int js = blockIdx.y;
+  int bx, by, bz;
+  block_of(blockIdx.x, order[js * 8 + phase], bx, by, bz);
+  update_block(lat + (size_t)js * LL * LL * WPR, bx, by, bz, t, sample0 + js, k0, k1, thr_g,
+               dbb_out + js, moves_out + js);
+}
+
+// The same block updates for mcs MCS in one persistent launch, each block as soon as its
+// 26 neighbours have done their previous update ("ahead of time", kelling2012 sec. 3.2):
+// no SM waits for the last blocks of a set.  Tasks (MCS, phase, sample, block) are taken
+// in that order from a global counter, and a task waits only on tasks taken before it,
+// so the launch cannot deadlock.  Each block update reads and writes exactly what it does
+// under dt_phase, so the lattice is the same.  order / inv: (mcs, samples, 8) set order
+// and its inverse (the phase of each set); done: (samples, NB^3) zeros, next: 0.
+extern "C" __global__ void __launch_bounds__(NT)
+    dt_ahead(u64 *lat, const int *order, const int *inv, int mcs, u32 t0, int samples,
+             u32 sample0, u32 k0, u32 k1, const u64 *thr_g, long long *dbb_out,
+             long long *moves_out, unsigned int *next, int *done) {
+  __shared__ unsigned int task_s;
+  const unsigned int per_set = HB * HB * HB;
+  const unsigned int total = (unsigned int)mcs * 8u * (unsigned int)samples * per_set;
+  const int nblocks = NB * NB * NB;
+  while (true) {
+    __syncthreads();
+    if (threadIdx.x == 0) task_s = atomicAdd(next, 1u);
+    __syncthreads();
+    const unsigned int task = task_s;
+    if (task >= total) break;
+    unsigned int rest = task / per_set;
+    const int q = (int)(task % per_set);
+    const int js = (int)(rest % (unsigned int)samples);
+    rest /= (unsigned int)samples;
+    const int i = (int)(rest % 8u), tr = (int)(rest / 8u);
+    const int *ord = order + ((size_t)tr * samples + js) * 8;
+    int bx, by, bz;
+    block_of(q, ord[i], bx, by, bz);
+    int *dn = done + (size_t)js * nblocks;
+    if (threadIdx.x < 26) {
+      const int c = threadIdx.x < 13 ? threadIdx.x : threadIdx.x + 1;  // skip (0, 0, 0)
+      const int nx = (bx + c % 3 - 1 + NB) % NB, ny = (by + (c / 3) % 3 - 1 + NB) % NB;
+      const int nz = (bz + c / 9 - 1 + NB) % NB;
+      const int sn = (nx & 1) | (ny & 1) << 1 | (nz & 1) << 2;
+      const int pos = inv[((size_t)tr * samples + js) * 8 + sn];
+      int need = 0;  // its last update before this one, as (MCS x 8 + phase) + 1
+      if (pos < i) need = tr * 8 + pos + 1;
+      else if (tr > 0) need = (tr - 1) * 8 + inv[((size_t)(tr - 1) * samples + js) * 8 + sn] + 1;
+      const volatile int *flag = dn + (nz * NB + ny) * NB + nx;
+      while (*flag < need) {
+      }
+    }
+    __syncthreads();
+    __threadfence();
+    update_block(lat + (size_t)js * LL * LL * WPR, bx, by, bz, t0 + (u32)tr, sample0 + js, k0,
+                 k1, thr_g, dbb_out + js, moves_out + js);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      __threadfence();
+      atomicMax(dn + (bz * NB + by) * NB + bx, tr * 8 + i + 1);
+    }
   }
 }
