@@ -84,14 +84,14 @@ def _cpu_runs(L: int, b: int, slabs: int, thr: np.ndarray, t0: int, mcs: int) ->
 
 def _gpu_runs(L: int, b: int, thr: np.ndarray, t0: int, mcs: int) -> dict:
     """The GPU implementations (dt, both species active: the decomposed schedules need
-    it, see :mod:`simcore.models.fcc`): blocks ahead of time (the default) and one launch
-    per block set, compared in the same run."""
+    it, see :mod:`simcore.models.fcc`): one launch per block set (the default) and blocks
+    ahead of time, compared in the same run."""
     import cupy as cp
 
     from simcore.models.fcc.gpu import DTKernel
 
     out = {}
-    for ahead, name in ((True, "GPU dt"), (False, "GPU dt, a launch per set")):
+    for ahead, name in ((False, "GPU dt"), (True, "GPU dt, blocks ahead of time")):
         k = DTKernel(L, b, 1, SEED, 0, thr, True, ahead=ahead)
 
         def run(lat: np.ndarray, k=k) -> int:

@@ -47,9 +47,9 @@ def set_orders(t0: int, mcs: int, samples: int, sample0: int, k0: int, k1: int) 
 class DTKernel:
     """Two-layer double tiling for a batch of samples of one (L, b, epsilon, active) on the
     GPU.  Sample j of the batch uses Philox sample number ``sample0 + j``.  ``ahead``: one
-    persistent launch per call in which each block starts as soon as its neighbours allow
-    (blocks ahead of time, kelling2012 sec. 3.2); otherwise one launch per block set.  Both
-    give the same lattice."""
+    persistent launch per call in which each block starts as soon as it and its neighbours
+    allow (blocks ahead of time, kelling2012 sec. 3.2); otherwise (the default, faster on
+    an H100, BENCHMARKS.md) one launch per block set.  Both give the same lattice."""
 
     def __init__(
         self,
@@ -61,7 +61,7 @@ class DTKernel:
         thr: np.ndarray,
         both: bool,
         sample0: int = 0,
-        ahead: bool = True,
+        ahead: bool = False,
     ):
         import cupy as cp
 

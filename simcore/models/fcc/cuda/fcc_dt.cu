@@ -160,8 +160,8 @@ extern "C" __global__ void __launch_bounds__(NT)
                dbb_out + js, moves_out + js);
 }
 
-// The same block updates for mcs MCS in one persistent launch, each block as soon as its
-// 26 neighbours have done their previous update ("ahead of time", kelling2012 sec. 3.2):
+// The same block updates for mcs MCS in one persistent launch, each block as soon as it and
+// its 26 neighbours have done their previous update ("ahead of time", kelling2012 sec. 3.2):
 // no SM waits for the last blocks of a set.  Tasks (MCS, phase, sample, block) are taken
 // in that order from a global counter, and a task waits only on tasks taken before it,
 // so the launch cannot deadlock.  Each block update reads and writes exactly what it does
@@ -190,8 +190,9 @@ extern "C" __global__ void __launch_bounds__(NT)
     int bx, by, bz;
     block_of(q, ord[i], bx, by, bz);
     int *dn = done + (size_t)js * nblocks;
-    if (threadIdx.x < 26) {
-      const int c = threadIdx.x < 13 ? threadIdx.x : threadIdx.x + 1;  // skip (0, 0, 0)
+    if (threadIdx.x < 27) {  // the 26 neighbours and the block itself (c = 13): a block
+      // last in MCS t and first in t + 1 depends on no neighbour in between
+      const int c = threadIdx.x;
       const int nx = (bx + c % 3 - 1 + NB) % NB, ny = (by + (c / 3) % 3 - 1 + NB) % NB;
       const int nz = (bz + c / 9 - 1 + NB) % NB;
       const int sn = (nx & 1) | (ny & 1) << 1 | (nz & 1) << 2;
