@@ -208,10 +208,8 @@ extern "C" __global__ void __launch_bounds__(NT)
     __threadfence();
     update_block(lat + (size_t)js * LL * LL * WPR, bx, by, bz, t0 + (u32)tr, sample0 + js, k0,
                  k1, thr_g, dbb_out + js, moves_out + js);
+    __threadfence();  // every thread's stores reach the device before the flag says done
     __syncthreads();
-    if (threadIdx.x == 0) {
-      __threadfence();
-      atomicMax(dn + (bz * NB + by) * NB + bx, tr * 8 + i + 1);
-    }
+    if (threadIdx.x == 0) atomicMax(dn + (bz * NB + by) * NB + bx, tr * 8 + i + 1);
   }
 }
