@@ -190,9 +190,9 @@ extern "C" __global__ void __launch_bounds__(NT)
     int bx, by, bz;
     block_of(q, ord[i], bx, by, bz);
     int *dn = done + (size_t)js * nblocks;
-    if (threadIdx.x < 27) {  // the 26 neighbours and the block itself (c = 13): a block
-      // last in MCS t and first in t + 1 depends on no neighbour in between
-      const int c = threadIdx.x;
+    // the 26 neighbours and the block itself (c = 13): a block last in MCS t and first in
+    // t + 1 depends on no neighbour in between
+    for (int c = threadIdx.x; c < 27; c += NT) {
       const int nx = (bx + c % 3 - 1 + NB) % NB, ny = (by + (c / 3) % 3 - 1 + NB) % NB;
       const int nz = (bz + c / 9 - 1 + NB) % NB;
       const int sn = (nx & 1) | (ny & 1) << 1 | (nz & 1) << 2;
