@@ -142,6 +142,56 @@ def beta_eff_of(W2: xr.DataArray, times: np.ndarray) -> xr.DataArray:
     return local_slope_of(W2, times, power=0.5)
 
 
+#: How t_eff of a local slope between positive sampling times is defined (kmc2d, fcc).
+POSITIVE_MIDPOINT_NOTE = (
+    "t_eff is the arithmetic midpoint (t_i + t_j)/2 of two successive positive sampling "
+    "times (kelling2017 eq. 8, as analysis.exponents)"
+)
+
+
+def put_means(out: xr.Dataset, est: xr.Dataset, err: xr.Dataset, names, meta) -> None:
+    """``<name>_mean`` and ``<name>_err`` in ``out`` for each name, from a jackknife's
+    estimates and errors; ``meta(name)`` gives (long name, units) of the per-sample
+    quantity."""
+    for name in names:
+        long_name, units = meta(str(name))
+        out[f"{name}_mean"] = est[name].variable
+        out[f"{name}_mean"].attrs = {"long_name": f"sample mean of {long_name}", "units": units}
+        out[f"{name}_err"] = err[name].variable
+        out[f"{name}_err"].attrs = {
+            "long_name": f"jackknife standard error of the sample mean of {long_name}",
+            "units": units,
+        }
+
+
+def put_local_slope(
+    out: xr.Dataset,
+    est: xr.Dataset,
+    err: xr.Dataset,
+    name: str,
+    long_name: str,
+    times: np.ndarray,
+    unit: str,
+) -> xr.Dataset:
+    """``out`` with the exponent ``name`` (and ``name_err``) of :func:`local_slope_of` over
+    ``t_eff``, with the pair of positive times of each value as ``t_lower``, ``t_upper``."""
+    pos = np.flatnonzero(times > 0)
+    out = out.assign_coords(
+        t_eff=("t_eff", est["t_eff"].values),
+        t_lower=("t_eff", times[pos[:-1]]),
+        t_upper=("t_eff", times[pos[1:]]),
+    )
+    out["t_eff"].attrs = {"long_name": f"effective time of {name}", "units": unit,
+                          "comment": POSITIVE_MIDPOINT_NOTE}  # fmt: skip
+    out["t_lower"].attrs = {"long_name": "earlier time t_j of the pair", "units": unit}
+    out["t_upper"].attrs = {"long_name": "later time t_i of the pair", "units": unit}
+    out[name] = est[name].variable
+    out[name].attrs = {"long_name": long_name, "units": "1", "comment": POSITIVE_MIDPOINT_NOTE}
+    out[f"{name}_err"] = err[name].variable
+    out[f"{name}_err"].attrs = {"long_name": f"jackknife standard error of {name}", "units": "1"}
+    return out
+
+
 def _derived(m: xr.Dataset) -> xr.Dataset:
     """Every reported quantity as a function of the sample-mean dataset ``m``.
 

@@ -40,7 +40,12 @@ import numpy as np
 import xarray as xr
 from matplotlib.figure import Figure
 
-from analysis.exponents import local_slope_of
+from analysis.exponents import (
+    POSITIVE_MIDPOINT_NOTE,
+    local_slope_of,
+    put_local_slope,
+    put_means,
+)
 from analysis.figures import (
     COLUMN_WIDTH,
     STYLE,
@@ -80,15 +85,10 @@ FIGURE_NAMES = FCC_FIGURES
 #: Times drawn in the scaled structure factor figure (at most; log-spaced picks).
 N_SK_TIMES = 4
 
-MIDPOINT_NOTE = (
-    "t_eff is the arithmetic midpoint (t_i + t_j)/2 of two successive positive sampling "
-    "times (kelling2017 eq. 8, as analysis.exponents)"
-)
-
 ANALYSIS_METHOD = (
     "sample means; grouped jackknife errors over samples (analysis.fcc); x_eff: "
     "d ln L / d ln t of the mean domain size L between successive positive sampling times "
-    "(analysis.exponents.local_slope_of), " + MIDPOINT_NOTE
+    "(analysis.exponents.local_slope_of), " + POSITIVE_MIDPOINT_NOTE
 )
 
 
@@ -131,37 +131,17 @@ def analyze_fcc(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
     out = xr.Dataset(coords={"time": ds["time"].values, "k": ds["k"].values})
     out["time"].attrs = dict(ds["time"].attrs)
     out["k"].attrs = dict(ds["k"].attrs)
-    for name in per_sample.data_vars:
-        long_name = str(ds[name].attrs.get("long_name", name))
-        units = str(ds[name].attrs.get("units", "1"))
-        out[f"{name}_mean"] = est[name].variable
-        out[f"{name}_mean"].attrs = {"long_name": f"sample mean of {long_name}", "units": units}
-        out[f"{name}_err"] = err[name].variable
-        out[f"{name}_err"].attrs = {
-            "long_name": f"jackknife standard error of the sample mean of {long_name}",
-            "units": units,
-        }
-    times = np.asarray(ds["time"].values, dtype=float)
-    pos = np.flatnonzero(times > 0)
-    unit = str(ds["time"].attrs.get("units", "MCS"))
-    out = out.assign_coords(
-        t_eff=("t_eff", est["t_eff"].values),
-        t_lower=("t_eff", times[pos[:-1]]),
-        t_upper=("t_eff", times[pos[1:]]),
-    )
-    out["t_eff"].attrs = {"long_name": "effective time of x_eff", "units": unit,
-                          "comment": MIDPOINT_NOTE}  # fmt: skip
-    out["t_lower"].attrs = {"long_name": "earlier time t_j of the pair", "units": unit}
-    out["t_upper"].attrs = {"long_name": "later time t_i of the pair", "units": unit}
-    out["x_eff"] = est["x_eff"].variable
-    out["x_eff"].attrs = {
-        "long_name": "effective coarsening exponent x_eff = d ln L / d ln t of the mean "
-        "domain size",
-        "units": "1",
-        "comment": MIDPOINT_NOTE,
-    }
-    out["x_eff_err"] = err["x_eff"].variable
-    out["x_eff_err"].attrs = {"long_name": "jackknife standard error of x_eff", "units": "1"}
+
+    def meta(name: str) -> tuple[str, str]:
+        a = ds[name].attrs
+        return str(a.get("long_name", name)), str(a.get("units", "1"))
+
+    put_means(out, est, err, per_sample.data_vars, meta)
+    out = put_local_slope(
+        out, est, err, "x_eff",
+        "effective coarsening exponent x_eff = d ln L / d ln t of the mean domain size",
+        np.asarray(ds["time"].values, dtype=float), str(ds["time"].attrs.get("units", "MCS")),
+    )  # fmt: skip
     if "slice" in ds.variables:
         out["slice"] = ds["slice"].isel(sample=0).drop_vars("sample").variable
         out["slice"].attrs = {

@@ -42,7 +42,7 @@ import numpy as np
 import xarray as xr
 from matplotlib.figure import Figure
 
-from analysis.exponents import beta_eff_of
+from analysis.exponents import beta_eff_of, put_local_slope, put_means
 from analysis.figures import (
     STYLE,
     fmt_number,
@@ -77,10 +77,6 @@ OBSERVABLES = {
 #: Growth exponent of random deposition (sos at phi = 0).
 RD_BETA = 0.5
 
-MIDPOINT_NOTE = (
-    "t_eff is the arithmetic midpoint (t_i + t_j)/2 of two successive positive sampling "
-    "times (kelling2017 eq. 8, as analysis.exponents)"
-)
 
 _NAMES: dict[str, tuple[str, str | None]] = {
     # name -> (long name, units; None: the run file's units)
@@ -168,40 +164,13 @@ def analyze_kmc2d(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
 
     out = xr.Dataset(coords={"time": ds["time"].values})
     out["time"].attrs = dict(ds["time"].attrs)
-    for name in per_sample.data_vars:
-        long_name, units = _NAMES[str(name)][0], _units(ds, str(name))
-        out[f"{name}_mean"] = est[name].variable
-        out[f"{name}_mean"].attrs = {"long_name": f"sample mean of {long_name}", "units": units}
-        out[f"{name}_err"] = err[name].variable
-        out[f"{name}_err"].attrs = {
-            "long_name": f"jackknife standard error of the sample mean of {long_name}",
-            "units": units,
-        }
+    put_means(out, est, err, per_sample.data_vars, lambda name: (_NAMES[name][0], _units(ds, name)))
     if "beta_eff" in est:
-        times = np.asarray(ds["time"].values, dtype=float)
-        pos = np.flatnonzero(times > 0)
-        out = out.assign_coords(
-            t_eff=("t_eff", est["t_eff"].values),
-            t_lower=("t_eff", times[pos[:-1]]),
-            t_upper=("t_eff", times[pos[1:]]),
-        )
-        unit = str(ds["time"].attrs.get("units", "1"))
-        out["t_eff"].attrs = {"long_name": "effective time of beta_eff", "units": unit,
-                              "comment": MIDPOINT_NOTE}  # fmt: skip
-        out["t_lower"].attrs = {"long_name": "earlier time t_j of the pair", "units": unit}
-        out["t_upper"].attrs = {"long_name": "later time t_i of the pair", "units": unit}
-        out["beta_eff"] = est["beta_eff"].variable
-        out["beta_eff"].attrs = {
-            "long_name": "effective growth exponent beta_eff (kelling2017 eq. 8, "
-            "E = sqrt(mean W2))",
-            "units": "1",
-            "comment": MIDPOINT_NOTE,
-        }
-        out["beta_eff_err"] = err["beta_eff"].variable
-        out["beta_eff_err"].attrs = {
-            "long_name": "jackknife standard error of beta_eff",
-            "units": "1",
-        }
+        out = put_local_slope(
+            out, est, err, "beta_eff",
+            "effective growth exponent beta_eff (kelling2017 eq. 8, E = sqrt(mean W2))",
+            np.asarray(ds["time"].values, dtype=float), str(ds["time"].attrs.get("units", "1")),
+        )  # fmt: skip
     attrs = dict(ds.attrs)
     attrs.setdefault("n_samples", n)
     attrs.update(

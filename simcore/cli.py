@@ -74,7 +74,9 @@ def _parser() -> argparse.ArgumentParser:
         help="lateral sizes: powers of two for kpz (default 4096 16384), even for ea3d "
         "(default 16 32 64 128), multiples of the tile for kmc2d (default 64 .. 4096)",
     )
-    bench.add_argument("--mcs", type=int, default=2, help="MCS (ea3d: sweeps) per repeat")
+    bench.add_argument(
+        "--mcs", type=int, default=None, help="MCS (ea3d: sweeps) per repeat (default 2; fcc: 100)"
+    )
     bench.add_argument("--repeats", type=int, default=5)
     bench.add_argument("--warmup", type=int, default=2, help="MCS before timing")
     bench.add_argument("-p", type=float, default=1.0)
@@ -208,6 +210,8 @@ def _int_pair(key: str, text: str) -> list[int]:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``simcore`` command."""
     args = _parser().parse_args(argv)
+    if args.command == "bench" and args.mcs is None:
+        args.mcs = 100 if args.kernel == "fcc" else 2
     if args.command == "bench" and args.L is None:
         args.L = {
             "ea3d": [16, 32, 64, 128],
@@ -271,10 +275,9 @@ def main(argv: list[str] | None = None) -> int:
 
             _check_fcc_bench(args)
             slabs = args.slabs or numba.config.NUMBA_NUM_THREADS
-            mcs = args.mcs if "--mcs" in (argv or sys.argv) else 100
             report = run_bench_fcc(
                 args.L[0], args.c, args.epsilon, args.block_side, args.cpu_block_side, slabs,
-                args.quench, mcs, args.cpu_mcs, args.repeats, args.backend, args.append,
+                args.quench, args.mcs, args.cpu_mcs, args.repeats, args.backend, args.append,
                 args.csv,
             )  # fmt: skip
             print(report, end="")

@@ -63,8 +63,6 @@ FCC_SCHEMES = ("sequential", "dt", "slabs")
 FCC_SCHEME_KEYS = {"dt": "block_side", "slabs": "n_slabs"}
 #: Smallest fcc L: one slab of 8 planes (scheme dt needs 16: two blocks of side 8 per axis).
 FCC_MIN_L = 8
-#: Largest block side of the fcc GPU kernel: (b / 8)^3 threads per CUDA block (<= 1024)
-#: and the block's window of (b + 4)^2 words in shared memory (<= 48 KiB).
 
 #: key -> (required, default, description): the keys of every model.
 COMMON_KEYS: dict[str, tuple[bool, Any, str]] = {

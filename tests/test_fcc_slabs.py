@@ -251,13 +251,13 @@ def _mpi_ready() -> bool:
 @pytest.mark.parametrize(("n", "L"), [(2, 32), (4, 64)])
 def test_mpi_ranks_equal_the_twin(n: int, L: int) -> None:
     """mpirun -np n python -m simcore.models.fcc.mpi --check (5 MCS, both values of
-    --both): rank 0's gathered lattice, bond change and move count equal slab_sweeps on one
+    --active): rank 0's gathered lattice, bond change and move count equal slab_sweeps on one
     process (the driver prints one line and exits 1 otherwise)."""
     cmd = ["mpirun", "--allow-run-as-root", "-np", str(n)]
     if n > (os.cpu_count() or 1):
         cmd.append("--oversubscribe")
     cmd += [sys.executable, "-m", "simcore.models.fcc.mpi", "--L", str(L), "--mcs", "5", "--check"]
-    for extra in ([], ["--both"]):
+    for extra in ([], ["--active", "B"]):
         res = subprocess.run([*cmd, *extra], capture_output=True, text=True, timeout=300)
         assert res.returncode == 0, res.stdout + res.stderr
         assert res.stdout.count("slabs MPI == twin: True") == 1, res.stdout

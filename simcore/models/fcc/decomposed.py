@@ -44,12 +44,12 @@ def set_order(t, sample, k0, k1):
 
 
 @numba.njit(inline="always", cache=True)
-def cell_set(block_id, h, t, sample, k0, k1):
-    """The cell set (0 .. 7) of hit h of a block update."""
+def cell_sets(block_id, h, t, sample, k0, k1):
+    """The cell sets (0 .. 7) of hits h .. h + 3 (h a multiple of 4) of a block update:
+    one Philox call."""
     r0, r1, r2, r3 = philox4x32(block_id, t, sample, (STREAM_FCC_SET << 24) | (h >> 2), k0, k1)
-    q = h & 3
-    w = r0 if q == 0 else (r1 if q == 1 else (r2 if q == 2 else r3))
-    return np.uint32(w) >> np.uint32(29)
+    s = np.uint32(29)
+    return np.uint32(r0) >> s, np.uint32(r1) >> s, np.uint32(r2) >> s, np.uint32(r3) >> s
 
 
 @numba.njit(cache=True)
@@ -68,8 +68,11 @@ def block_update(lat, L, b, bx, by, bz, t, sample, k0, k1, thr, both, win, old):
     moves = 0
     n = ng * ng * ng
     odd = np.empty((n, 2), dtype=np.int64)  # each group's words 2, 3: its next hit's
+    sets = np.empty(4, dtype=np.int64)
     for h in range(HITS):
-        s = cell_set(block_id, h, t, sample, k0, k1)
+        if h & 3 == 0:
+            sets[0], sets[1], sets[2], sets[3] = cell_sets(block_id, h, t, sample, k0, k1)
+        s = sets[h & 3]
         ox = 4 * (s & 1) + MARGIN
         oy = 4 * ((s >> 1) & 1) + MARGIN
         oz = 4 * ((s >> 2) & 1) + MARGIN

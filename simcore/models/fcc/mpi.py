@@ -15,7 +15,7 @@ the end rank 0 gathers planes [r Lz, (r + 1) Lz), part of the window of rank r, 
 rank r.
 
 Run: ``mpirun -np P python -m simcore.models.fcc.mpi --L 64 --c 0.325 --epsilon 1.5
---mcs 20 --seed 7 [--both] [--check] [--bench]``.  mpi4py is imported only when the code
+--mcs 20 --seed 7 [--active B] [--check] [--bench]``.  mpi4py is imported only when the code
 runs, so the module and ``--help`` work without it.
 """
 
@@ -134,7 +134,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--mcs", type=int, default=20, help="Monte Carlo steps (rounds)")
     ap.add_argument("--seed", type=int, default=7, help="64-bit job seed (Philox key)")
     ap.add_argument("--sample", type=int, default=0, help="sample index j")
-    ap.add_argument("--both", action="store_true", help="both species active")
+    ap.add_argument(
+        "--active",
+        choices=("both", "B"),
+        default="both",
+        help="species that move (default both; B only biases the equilibrium at the slab "
+        "borders, see simcore.models.fcc: for checks only)",
+    )
     ap.add_argument("--check", action="store_true", help="compare with slab_sweeps")
     ap.add_argument("--bench", action="store_true", help="print attempts per second")
     ap.add_argument("--repeats", type=int, default=3, help="timed repeats of --bench")
@@ -156,14 +162,15 @@ def main(argv: list[str] | None = None) -> int:
     k0, k1 = args.seed & 0xFFFFFFFF, (args.seed >> 32) & 0xFFFFFFFF
     thr = thresholds(args.epsilon)
     start = random_mixture(L, args.c, k0, k1, args.sample)
-    run = (L, 0, args.mcs, args.sample, k0, k1, thr, args.both)
+    both = args.active == "both"
+    run = (L, 0, args.mcs, args.sample, k0, k1, thr, both)
     lat, dbb, moves = run_slabs_mpi(comm, start.copy(), *run)
     status = 0
     if args.check:
         ok = None
         if rank == 0:
             twin = start.copy()
-            tdbb, tmoves = slab_sweeps(twin, L, P, 0, args.mcs, args.sample, k0, k1, thr, args.both)
+            tdbb, tmoves = slab_sweeps(twin, L, P, 0, args.mcs, args.sample, k0, k1, thr, both)
             ok = bool(np.array_equal(twin, lat) and tdbb == dbb and tmoves == moves)
             print(f"slabs MPI == twin: {ok}", flush=True)
         ok = comm.bcast(ok, root=0)

@@ -9,16 +9,29 @@ import numpy as np
 from simcore.models.fcc.lattice import bb_bonds, count_b, occupation
 
 
+def bond_observables(lat: np.ndarray, L: int) -> tuple[float, float]:
+    """(open bonds per B, energy per site) from one count of the B-B bonds: see
+    :func:`open_bonds_per_b` and :func:`energy_per_site`."""
+    nb, bb = count_b(lat), bb_bonds(lat, L)
+    return ((12 * nb - 2 * bb) / nb if nb else 0.0), -bb / (L**3 // 2)
+
+
 def open_bonds_per_b(lat: np.ndarray, L: int) -> float:
     """A-B bonds per B particle, 12 - 2 (B-B bonds) / N_B: about 12 (1 - c) in a random
     mixture (eight of twelve at c = 0.325), falling as the B phase separates."""
-    nb = count_b(lat)
-    return (12 * nb - 2 * bb_bonds(lat, L)) / nb if nb else 0.0
+    return bond_observables(lat, L)[0]
 
 
 def energy_per_site(lat: np.ndarray, L: int) -> float:
     """-(B-B bonds) / N in units of the bond energy (epsilon is its ratio to k_B T)."""
-    return -bb_bonds(lat, L) / (L**3 // 2)
+    return bond_observables(lat, L)[1]
+
+
+def shells(L: int, nbins: int | None = None) -> np.ndarray:
+    """The |k| of the shells of :func:`structure_factor`: 2 pi / L, 2 (2 pi / L), ... < pi."""
+    dk = 2 * np.pi / L
+    nb = int(np.pi / dk) if nbins is None else nbins
+    return dk * np.arange(1, nb)
 
 
 def structure_factor(lat: np.ndarray, L: int, nbins: int | None = None):
@@ -36,12 +49,12 @@ def structure_factor(lat: np.ndarray, L: int, nbins: int | None = None):
     kx, ky, kz = np.meshgrid(q, q, q, indexing="ij")
     kabs = np.sqrt(kx**2 + ky**2 + kz**2).ravel()
     dk = 2 * np.pi / L
-    nb = int(np.pi / dk) if nbins is None else nbins
+    k = shells(L, nbins)
+    nb = k.size + 1
     shell = np.floor(kabs / dk + 0.5).astype(np.int64)
     keep = (shell >= 1) & (shell < nb)
     sums = np.bincount(shell[keep], weights=power.ravel()[keep], minlength=nb)[1:nb]
     counts = np.bincount(shell[keep], minlength=nb)[1:nb]
-    k = dk * np.arange(1, nb)
     with np.errstate(invalid="ignore", divide="ignore"):
         S = np.where(counts > 0, sums / counts, 0.0)
     return k, S

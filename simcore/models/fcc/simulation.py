@@ -27,9 +27,9 @@ from simcore.models.fcc.decomposed import dt_sweeps
 from simcore.models.fcc.kernels import sequential_sweeps
 from simcore.models.fcc.lattice import random_mixture
 from simcore.models.fcc.observables import (
+    bond_observables,
     domain_size,
-    energy_per_site,
-    open_bonds_per_b,
+    shells,
     slice_picture,
     structure_factor,
 )
@@ -89,7 +89,7 @@ class FCCSimulation(LockstepProgress):
         measured yet; ``k`` holds the wavenumber shells of S(k)."""
         S, nt = self.samples, self.times.size
         lat = np.stack([random_mixture(self.L, self.c, self.k0, self.k1, j) for j in range(S)])
-        k, _ = structure_factor(lat[0], self.L)
+        k = shells(self.L)
         st = {
             "ti": 0,
             "lat": lat,
@@ -157,8 +157,7 @@ class FCCSimulation(LockstepProgress):
     def _measure(self, st: dict, ti: int) -> None:
         for j in range(self.samples):
             lat = st["lat"][j]
-            st["obs_open_bonds"][j, ti] = open_bonds_per_b(lat, self.L)
-            st["obs_energy"][j, ti] = energy_per_site(lat, self.L)
+            st["obs_open_bonds"][j, ti], st["obs_energy"][j, ti] = bond_observables(lat, self.L)
             k, S = structure_factor(lat, self.L)
             st["obs_structure_factor"][j, ti] = S
             st["obs_domain_size"][j, ti] = domain_size(k, S)

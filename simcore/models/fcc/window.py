@@ -60,11 +60,25 @@ def window_attempt(win, x, y, z, d, u, thr, both):
     return delta, ok
 
 
+@numba.njit(inline="always", cache=True)
+def _span(h, kstart, j, n):
+    """Where bits j .. of a window row start in the lattice row: (word, bit offset, how
+    many bits up to the word's end, the row's end (mod L/2) or the window row's end)."""
+    k = (kstart + j) % h
+    off = k & 63
+    return k >> 6, np.uint64(off), min(64 - off, h - k, n - j)
+
+
+@numba.njit(inline="always", cache=True)
+def _low(bits, m):
+    """The m lowest bits."""
+    return bits & ((np.uint64(1) << np.uint64(m)) - np.uint64(1)) if m < 64 else bits
+
+
 @numba.njit(cache=True)
 def load_window(lat, L, x0, y0, z0, w, win):
     """Copy the w x w x w sites from origin (x0, y0, z0) (even, periodic) into ``win``."""
-    h = L // 2
-    n = w // 2
+    h, n = L // 2, w // 2
     for zl in range(w):
         z = (z0 + zl) % L
         for yl in range(w):
@@ -72,13 +86,8 @@ def load_window(lat, L, x0, y0, z0, w, win):
             row = np.uint64(0)
             j = 0
             while j < n:
-                k = (x0 // 2 + j) % h
-                off = k & 63
-                m = min(64 - off, h - k, n - j)
-                bits = lat[z, y, k >> 6] >> np.uint64(off)
-                if m < 64:
-                    bits &= (np.uint64(1) << np.uint64(m)) - np.uint64(1)
-                row |= bits << np.uint64(j)
+                word, off, m = _span(h, x0 // 2, j, n)
+                row |= _low(lat[z, y, word] >> off, m) << np.uint64(j)
                 j += m
             win[zl, yl] = row
 
@@ -87,8 +96,7 @@ def load_window(lat, L, x0, y0, z0, w, win):
 def store_window(lat, L, x0, y0, z0, w, win, old):
     """Apply the changes of ``win`` since ``old`` (its state at load) to the lattice, as
     XOR of the changed bits: windows of one set that share a word change disjoint bits."""
-    h = L // 2
-    n = w // 2
+    h, n = L // 2, w // 2
     for zl in range(w):
         z = (z0 + zl) % L
         for yl in range(w):
@@ -98,11 +106,6 @@ def store_window(lat, L, x0, y0, z0, w, win, old):
             y = (y0 + yl) % L
             j = 0
             while j < n:
-                k = (x0 // 2 + j) % h
-                off = k & 63
-                m = min(64 - off, h - k, n - j)
-                bits = diff >> np.uint64(j)
-                if m < 64:
-                    bits &= (np.uint64(1) << np.uint64(m)) - np.uint64(1)
-                lat[z, y, k >> 6] ^= bits << np.uint64(off)
+                word, off, m = _span(h, x0 // 2, j, n)
+                lat[z, y, word] ^= _low(diff >> np.uint64(j), m) << off
                 j += m
