@@ -38,6 +38,17 @@ POINT_CONFIG_KEYS = (
 )
 
 
+def sample_coord(cfg: dict, samples: int, **attrs: str) -> tuple:
+    """The ``sample`` coordinate of a job's dataset: global sample indices from the config's
+    ``sample_offset``, with CF attributes (``attrs`` override or add to them)."""
+    offset = int(cfg["sample_offset"])
+    return (
+        "sample",
+        np.arange(offset, offset + samples, dtype=np.int64),
+        {"long_name": "sample index", "units": "1", **attrs},
+    )
+
+
 def run_attributes(cfg: dict, prov: dict[str, str], wall_seconds: float) -> dict:
     """Global attributes of a run file: parameters, provenance and the full config as YAML."""
     from simcore.config import point_keys

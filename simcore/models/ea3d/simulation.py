@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
+from simcore.io.dataset import sample_coord
 from simcore.models.ea3d.kernels import PRNG_CODE, n_generators, sweeps_philox, sweeps_stateful
 from simcore.models.ea3d.lattice import (
     LAYOUT_ID,
@@ -124,17 +125,13 @@ class EA3DSimulation(LockstepProgress):
     # -- output --------------------------------------------------------------
     def to_dataset(self, st: dict) -> xr.Dataset:
         """The job's results with CF-style attributes (global attributes by the runner)."""
-        offset = int(self.cfg["sample_offset"])
         coords = {
-            "sample": (
-                "sample",
-                np.arange(offset, offset + self.samples, dtype=np.int64),
-                {
-                    "long_name": "disorder sample index",
-                    "units": "1",
-                    "comment": "bit b of coded word w is sample 64 w + b",
-                },
-            ),  # fmt: skip
+            "sample": sample_coord(
+                self.cfg,
+                self.samples,
+                long_name="disorder sample index",
+                comment="bit b of coded word w is sample 64 w + b",
+            ),
             "time": (
                 "time",
                 self.times,

@@ -23,6 +23,7 @@ import time
 import numpy as np
 import xarray as xr
 
+from simcore.io.dataset import sample_coord
 from simcore.models.fcc.decomposed import dt_sweeps
 from simcore.models.fcc.kernels import sequential_sweeps
 from simcore.models.fcc.lattice import random_mixture
@@ -166,14 +167,9 @@ class FCCSimulation(LockstepProgress):
     # -- output --------------------------------------------------------------
     def to_dataset(self, st: dict) -> xr.Dataset:
         """The job's results with CF-style attributes (global attributes by the runner)."""
-        offset = int(self.cfg["sample_offset"])
         n = min(self.L, SLICE)
         coords = {
-            "sample": (
-                "sample",
-                np.arange(offset, offset + self.samples, dtype=np.int64),
-                {"long_name": "sample index", "units": "1"},
-            ),
+            "sample": sample_coord(self.cfg, self.samples),
             "time": (
                 "time",
                 self.times.astype(np.int64),

@@ -15,6 +15,7 @@ import time
 import numpy as np
 import xarray as xr
 
+from simcore.io.dataset import sample_coord
 from simcore.models.kmc2d.gpu import HISTORY  # steps of (dt, accepted) kept per sample
 from simcore.models.kmc2d.rates import ISING, MODELS, PARAMS, SOS, rate_table, rate_tables
 from simcore.models.lockstep import LockstepProgress
@@ -281,15 +282,10 @@ class KMC2DSimulation(LockstepProgress):
     # -- output --------------------------------------------------------------
     def to_dataset(self, st: dict) -> xr.Dataset:
         """The job's results with CF-style attributes (global attributes by the runner)."""
-        offset = int(self.cfg["sample_offset"])
         unit = "1/k2" if self.model == SOS else "1 / (flip attempt rate)"
         n = min(self.L, SNAPSHOT)
         coords = {
-            "sample": (
-                "sample",
-                np.arange(offset, offset + self.samples, dtype=np.int64),
-                {"long_name": "sample index", "units": "1"},
-            ),
+            "sample": sample_coord(self.cfg, self.samples),
             "time": (
                 "time",
                 self.times.astype(np.float64),

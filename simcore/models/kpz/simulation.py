@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
+from simcore.io.dataset import sample_coord
 from simcore.models.kpz.decomposed import dd_sweeps
 from simcore.models.kpz.kernels import sequential_sweeps
 from simcore.models.kpz.lattice import flat_lattice, n_words
@@ -148,13 +149,8 @@ class KPZSimulation:
     # -- output --------------------------------------------------------------
     def to_dataset(self, st: dict) -> xr.Dataset:
         """The job's results with CF-style variable attributes (global attributes by the runner)."""
-        offset = int(self.cfg["sample_offset"])
         coords = {
-            "sample": (
-                "sample",
-                np.arange(offset, offset + self.samples, dtype=np.int64),
-                {"long_name": "sample index", "units": "1"},
-            ),
+            "sample": sample_coord(self.cfg, self.samples),
             "time": ("time", self.times, time_attributes(self.cfg)),
             "s": ("s", self.waits, {"long_name": "waiting time", "units": "MCS"}),
         }
