@@ -8,7 +8,13 @@ import numba
 import numpy as np
 
 from simcore.models.fcc.lattice import STREAM_FCC_DT, STREAM_FCC_ORDER, STREAM_FCC_SET
-from simcore.models.fcc.window import MARGIN, load_window, store_window, window_attempt
+from simcore.models.fcc.window import (
+    MARGIN,
+    load_window,
+    store_window,
+    window_decide,
+    window_propose,
+)
 from simcore.rng.philox import philox4x32
 
 #: Single-hit rounds per block update (b^3 / 2 sites over b^3 / 512 threads, any b).
@@ -52,6 +58,15 @@ def cell_sets(block_id, h, t, sample, k0, k1):
     return np.uint32(r0) >> s, np.uint32(r1) >> s, np.uint32(r2) >> s, np.uint32(r3) >> s
 
 
+@numba.njit(inline="always", cache=True)
+def _group_draws(group, t, sample, c3, k0, k1, draws):
+    """The Philox words of every cell group for one pair of hits, in one loop the compiler
+    vectorises (the words do not depend on the lattice)."""
+    for j in range(group.shape[0]):
+        r0, r1, r2, r3 = philox4x32(group[j], t, sample, c3, k0, k1)
+        draws[0, j], draws[1, j], draws[2, j], draws[3, j] = r0, r1, r2, r3
+
+
 @numba.njit(cache=True)
 def block_update(lat, L, b, bx, by, bz, t, sample, k0, k1, thr, both, win, old):
     """Full update of one block in its window (``win``, ``old``: (b + 4, b + 4) uint64
@@ -67,36 +82,49 @@ def block_update(lat, L, b, bx, by, bz, t, sample, k0, k1, thr, both, win, old):
     dbb = 0
     moves = 0
     n = ng * ng * ng
-    odd = np.empty((n, 2), dtype=np.int64)  # each group's words 2, 3: its next hit's
+    group = np.empty(n, dtype=np.int64)  # the lattice-wide number of each cell group
+    j = 0
+    for gz in range(ng):
+        for gy in range(ng):
+            for gx in range(ng):
+                group[j] = ((bz * ng + gz) * gl + by * ng + gy) * gl + bx * ng + gx
+                j += 1
+    draws = np.empty((4, n), dtype=np.uint32)  # words 0, 1 (even hit), 2, 3 (odd hit)
+    pairs = np.empty((n, 8), dtype=np.int64)  # x, y, z, fx, fy, fz, si, u of the proposals
     sets = np.empty(4, dtype=np.int64)
     for h in range(HITS):
         if h & 3 == 0:
             sets[0], sets[1], sets[2], sets[3] = cell_sets(block_id, h, t, sample, k0, k1)
+        if h & 1 == 0:
+            _group_draws(group, t, sample, (STREAM_FCC_DT << 24) | (h >> 1), k0, k1, draws)
         s = sets[h & 3]
         ox = 4 * (s & 1) + MARGIN
         oy = 4 * ((s >> 1) & 1) + MARGIN
         oz = 4 * ((s >> 2) & 1) + MARGIN
+        wa = 2 * (h & 1)
+        # The attempts of one hit touch disjoint sites, so they can be taken in two passes:
+        # all proposals first (cheap, listed without a branch), then the decisions.
+        m = 0
         j = 0
         for gz in range(ng):
             for gy in range(ng):
                 for gx in range(ng):
-                    if h & 1:  # two hits per Philox call: the words 2, 3 of the last one
-                        a, u = odd[j, 0], odd[j, 1]
-                    else:
-                        g = ((bz * ng + gz) * gl + by * ng + gy) * gl + bx * ng + gx
-                        r0, r1, r2, r3 = philox4x32(
-                            g, t, sample, (STREAM_FCC_DT << 24) | (h >> 1), k0, k1
-                        )
-                        a, u = np.int64(r0), np.int64(r1)
-                        odd[j, 0], odd[j, 1] = r2, r3
+                    a = np.int64(draws[wa, j])
                     y = 8 * gy + oy + ((a >> 29) & 3)
                     z = 8 * gz + oz + ((a >> 27) & 3)
                     x = 8 * gx + ox + 2 * (a >> 31) + ((y + z) & 1)
                     d = (np.uint64(a & 0x07FFFFFF) * np.uint64(12)) >> np.uint64(27)
-                    delta, moved = window_attempt(win, x, y, z, d, u, thr, both)
-                    dbb += delta
-                    moves += moved
+                    fx, fy, fz, si, prop = window_propose(win, x, y, z, d, both)
+                    pairs[m, 0], pairs[m, 1], pairs[m, 2] = x, y, z
+                    pairs[m, 3], pairs[m, 4], pairs[m, 5] = fx, fy, fz
+                    pairs[m, 6], pairs[m, 7] = si, draws[wa + 1, j]
+                    m += prop
                     j += 1
+        for i in range(m):
+            x, y, z, fx, fy, fz, si, u = pairs[i]
+            delta, moved = window_decide(win, x, y, z, fx, fy, fz, si, u, thr)
+            dbb += delta
+            moves += moved
     store_window(lat, L, x0, y0, z0, w, win, old)
     return dbb, moves
 

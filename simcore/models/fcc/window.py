@@ -41,23 +41,38 @@ def window_neighbours(win, x, y, z):
 
 
 @numba.njit(inline="always", cache=True)
-def window_attempt(win, x, y, z, d, u, thr, both):
-    """One attempt at the local site (x, y, z) of a window (2 <= x, y, z <= w - 3): the
-    rule of :mod:`simcore.models.fcc.rule` on the window layout.  Returns (change of B-B
-    bonds, exchanged)."""
+def window_propose(win, x, y, z, d, both):
+    """The first half of an attempt at the local site (x, y, z) (2 <= x, y, z <= w - 3)
+    towards direction d: the final site, the species on i and 1 if the pair proposes an
+    exchange (:func:`simcore.models.fcc.rule.proposed`), else 0."""
     fx, fy, fz = x + DX[d], y + DY[d], z + DZ[d]
     si = _wbit(win, x, y, z)
-    sf = _wbit(win, fx, fy, fz)
-    if not proposed(si, sf, both):
-        return 0, False
+    return fx, fy, fz, si, proposed(si, _wbit(win, fx, fy, fz), both)
+
+
+@numba.njit(inline="always", cache=True)
+def window_decide(win, x, y, z, fx, fy, fz, si, u, thr):
+    """The second half of an attempt whose pair (i, f) proposes an exchange: the Metropolis
+    decision with uniform u, applied to the window without a branch.  Returns (change of
+    B-B bonds, 1 if exchanged else 0)."""
     ok, delta = accepted(
         si, window_neighbours(win, x, y, z), window_neighbours(win, fx, fy, fz), u, thr
     )
-    if ok:
-        m = np.uint64(1)
-        win[z, y] ^= m << np.uint64(x >> 1)
-        win[fz, fy] ^= m << np.uint64(fx >> 1)
+    m = np.uint64(ok)
+    win[z, y] ^= m << np.uint64(x >> 1)
+    win[fz, fy] ^= m << np.uint64(fx >> 1)
     return delta, ok
+
+
+@numba.njit(inline="always", cache=True)
+def window_attempt(win, x, y, z, d, u, thr, both):
+    """One attempt at the local site (x, y, z) of a window (2 <= x, y, z <= w - 3): the
+    rule of :mod:`simcore.models.fcc.rule` on the window layout, the two halves in turn.
+    Returns (change of B-B bonds, 1 if exchanged else 0)."""
+    fx, fy, fz, si, prop = window_propose(win, x, y, z, d, both)
+    if not prop:
+        return 0, 0
+    return window_decide(win, x, y, z, fx, fy, fz, si, u, thr)
 
 
 @numba.njit(inline="always", cache=True)
