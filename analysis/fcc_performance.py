@@ -101,7 +101,7 @@ def plot_fig7(rows: Sequence[dict]) -> Figure:
     ax.axhline(1.0, color="0.6", lw=0.6)
     ax.invert_xaxis()
     ax.set_xlabel("open bonds per B particle")
-    ax.set_ylabel("run time relative to the initial state")
+    ax.set_ylabel("run time / run time at t = 0")
     mcs = sorted({r["mcs"] for r in rows})
     ax.set_title(f"runs of {', '.join(map(str, mcs))} MCS along the quench", fontsize="small")
     ax.legend(fontsize="x-small")
