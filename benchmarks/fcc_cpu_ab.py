@@ -1,7 +1,8 @@
 """A/B of the fcc CPU kernels of two commits in one run: the sequential reference (B active)
 and the cache-blocked DD (dt, both active, one core), from the same random mixture, each
 commit in its own process, the commits alternated ``--rounds`` times (machines of one kind
-differ by up to 45 % on one core, so only ratios within one run are compared).
+differ by up to 45 % on one core, so only ratios within one run are compared).  The last
+rows give the medians over rounds of each column (the ratio: of the rounds' ratios).
 
 Usage (in a clone; the commits are extracted with git archive, the working tree is not used):
     python benchmarks/fcc_cpu_ab.py 4dfa170 df9e320 --L 512 --rounds 2
@@ -93,7 +94,8 @@ def main() -> None:
     for c in a.commits:
         seq = statistics.median(row["seq"] for row in rows[c])
         dd = statistics.median(row["dd"] for row in rows[c])
-        print(f"| {c} | median | {seq:.3g} | {dd:.3g} | {dd / seq:.2f} |")
+        ratio = statistics.median(row["dd"] / row["seq"] for row in rows[c])
+        print(f"| {c} | median | {seq:.3g} | {dd:.3g} | {ratio:.2f} |")
 
 
 if __name__ == "__main__":
