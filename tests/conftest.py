@@ -1,4 +1,5 @@
-"""Shared fixtures: small run configs and a helper to call the simcore command."""
+"""Shared fixtures and helpers: small run configs, running a job to its file or step by step,
+comparing run files, and calling the simcore command."""
 
 from __future__ import annotations
 
@@ -55,6 +56,39 @@ def run_with_stops(cfg: dict, out: Path) -> int:
         assert not out.exists() and checkpoint_path(out).exists()
     assert status == EXIT_OK and not checkpoint_path(out).exists()
     return stops
+
+
+def run_and_load(cfg: dict, path: Path):
+    """Run a validated job config to ``path`` (must succeed) and load its dataset."""
+    import xarray as xr
+
+    from simcore.runner import EXIT_OK, run_job
+
+    assert run_job(cfg, path, progress=False) == EXIT_OK
+    return xr.load_dataset(path)
+
+
+def run_steps(sim, st: dict | None = None, stop_after: int | None = None) -> dict:
+    """Step a simulation from ``st`` (default: its initial state) until done, or for
+    ``stop_after`` sampling steps; returns the state."""
+    st = sim.initial_state() if st is None else st
+    n = 0
+    while not sim.done(st) and (stop_after is None or n < stop_after):
+        sim.step(st)
+        n += 1
+    return st
+
+
+def assert_same_run_files(a: Path, b: Path) -> None:
+    """Every variable of two run files equal, except the wall-clock times."""
+    import numpy as np
+    import xarray as xr
+
+    da, db = xr.load_dataset(a), xr.load_dataset(b)
+    assert set(da.data_vars) == set(db.data_vars)
+    for name in da.variables:
+        if name != "wall_time":
+            np.testing.assert_array_equal(da[name].values, db[name].values, err_msg=name)
 
 
 def run_simcore(*args: str, **kwargs) -> subprocess.CompletedProcess:

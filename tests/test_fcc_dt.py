@@ -12,7 +12,13 @@ from simcore.models.fcc.decomposed import HITS, check_block, dt_sweeps, set_orde
 from simcore.models.fcc.kernels import sequential_sweeps
 from simcore.models.fcc.lattice import bb_bonds, count_b, random_mixture
 from simcore.models.fcc.rule import attempt, thresholds
-from simcore.models.fcc.window import MARGIN, load_window, store_window, window_attempt
+from simcore.models.fcc.window import (
+    MARGIN,
+    load_window,
+    store_window,
+    window_decide,
+    window_propose,
+)
 
 K0, K1 = 0x5EED, 0x77
 
@@ -20,7 +26,8 @@ K0, K1 = 0x5EED, 0x77
 @numba.njit(cache=True)
 def _both_layouts(lat, L, w, x0, y0, z0, n, thr, both, seed):
     """n random attempts inside a window at (x0, y0, z0), applied to the periodic lattice
-    and to the window; returns the two results (per-attempt outcomes must agree too)."""
+    and to the window (its two halves, as the CPU DD calls them); returns the two results
+    (per-attempt outcomes must agree too)."""
     np.random.seed(seed)
     win = np.empty((w, w), dtype=np.uint64)
     load_window(lat, L, x0, y0, z0, w, win)
@@ -34,7 +41,8 @@ def _both_layouts(lat, L, w, x0, y0, z0, n, thr, both, seed):
         d = np.random.randint(12)
         u = np.random.randint(0, 2**32)
         a = attempt(ref, L, (x0 + xl) % L, (y0 + yl) % L, (z0 + zl) % L, d, u, thr, both)
-        b = window_attempt(win, xl, yl, zl, d, u, thr, both)
+        fx, fy, fz, si, prop = window_propose(win, xl, yl, zl, d, both)
+        b = window_decide(win, xl, yl, zl, fx, fy, fz, si, u, thr) if prop else (0, 0)
         agree &= a[0] == b[0] and a[1] == b[1]
     store_window(lat, L, x0, y0, z0, w, win, old)
     return ref, agree

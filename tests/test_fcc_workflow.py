@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import xarray as xr
 import yaml
-from conftest import run_simcore, run_with_stops
+from conftest import assert_same_run_files, run_and_load, run_simcore, run_steps, run_with_stops
 from test_kpz_gpu import _has_gpu, needs_gpu
 
 from analysis.aggregate import aggregate
@@ -42,8 +42,7 @@ def job(scheme: str = "sequential", **over) -> dict:
 
 
 def run(cfg: dict, path: Path) -> xr.Dataset:
-    assert run_job(validate_run_config(cfg), path, progress=False) == EXIT_OK
-    return xr.load_dataset(path)
+    return run_and_load(validate_run_config(cfg), path)
 
 
 # ---------------------------------------------------------------------------- run configs
@@ -243,15 +242,6 @@ def test_a_quench_coarsens(tmp_path: Path, scheme: str) -> None:
     assert y.size > 0 and np.all((x + y) % 2 == 0)
 
 
-def _same_data(a: Path, b: Path) -> None:
-    """Every variable equal, except the wall-clock times."""
-    da, db = xr.load_dataset(a), xr.load_dataset(b)
-    assert set(da.data_vars) == set(db.data_vars)
-    for name in da.variables:
-        if name != "wall_time":
-            np.testing.assert_array_equal(da[name].values, db[name].values, err_msg=name)
-
-
 @pytest.mark.parametrize("scheme", ["sequential", "dt", "slabs"])
 def test_resume_after_every_step_is_bit_identical(tmp_path: Path, scheme: str) -> None:
     """Stopping after every sampling time (max_wall=0) and resuming from the checkpoint
@@ -261,15 +251,7 @@ def test_resume_after_every_step_is_bit_identical(tmp_path: Path, scheme: str) -
     assert run_job(cfg, ref, progress=False) == EXIT_OK
     out = tmp_path / "out.nc"
     assert run_with_stops(cfg, out) > 10
-    _same_data(ref, out)
-
-
-def _steps(sim, st: dict, stop_after: int | None = None) -> dict:
-    n = 0
-    while not sim.done(st) and (stop_after is None or n < stop_after):
-        sim.step(st)
-        n += 1
-    return st
+    assert_same_run_files(ref, out)
 
 
 @pytest.mark.gpu
@@ -286,14 +268,14 @@ def test_gpu_job_equals_cpu_job_and_resumes(tmp_path: Path, L: int, b: int, acti
     ds = {}
     for backend in ("cpu", "gpu"):
         sim = make_simulation(validate_run_config({**cfg, "backend": backend}))
-        ds[backend] = sim.to_dataset(_steps(sim, sim.initial_state()))
+        ds[backend] = sim.to_dataset(run_steps(sim))
     gpu_cfg = validate_run_config({**cfg, "backend": "gpu"})
     first = make_simulation(gpu_cfg)
-    save_checkpoint(tmp_path / "c.npz", first.to_host(_steps(first, first.initial_state(), 3)))
+    save_checkpoint(tmp_path / "c.npz", first.to_host(run_steps(first, stop_after=3)))
     saved = load_checkpoint(tmp_path / "c.npz")
     again = make_simulation(gpu_cfg)
     st = again.from_host({k: (int(v) if v.ndim == 0 else v) for k, v in saved.items()})
-    ds["resumed"] = again.to_dataset(_steps(again, st))
+    ds["resumed"] = again.to_dataset(run_steps(again, st))
     for other in ("gpu", "resumed"):
         for name in ds["cpu"].variables:
             if name != "wall_time":

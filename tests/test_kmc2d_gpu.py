@@ -8,6 +8,7 @@ import subprocess
 
 import numpy as np
 import pytest
+from conftest import run_steps
 from test_kpz_gpu import needs_gpu
 
 from simcore.models.kmc2d.gpu import CUDA_INCLUDE, CUDA_SOURCE, compile_defines
@@ -127,15 +128,6 @@ def _job(backend: str, **kw) -> dict:
     return cfg
 
 
-def _run(sim, st=None, stop_after=None):
-    st = sim.initial_state() if st is None else st
-    n = 0
-    while not sim.done(st) and (stop_after is None or n < stop_after):
-        sim.step(st)
-        n += 1
-    return st
-
-
 @pytest.mark.gpu
 @needs_gpu
 @pytest.mark.parametrize("kw", [{}, {"rates": "ising", "T": 2.0, "start": "random"}])
@@ -156,17 +148,17 @@ def test_gpu_job_equals_cpu_job_and_resumes(kw) -> None:
         cpu_cfg.update(J=1.0, h=0.0)
         gpu_cfg.update(J=1.0, h=0.0)
     cpu = KMC2DSimulation(cpu_cfg)
-    ds_cpu = cpu.to_dataset(_run(cpu))
+    ds_cpu = cpu.to_dataset(run_steps(cpu))
     gpu = KMC2DSimulation(gpu_cfg)
-    ds_gpu = gpu.to_dataset(_run(gpu))
+    ds_gpu = gpu.to_dataset(run_steps(gpu))
     for name in ds_cpu.data_vars:
         if name == "wall_time":
             continue
         assert np.array_equal(ds_cpu[name].values, ds_gpu[name].values, equal_nan=True), name
     first = KMC2DSimulation(gpu_cfg)
-    st = first.to_host(_run(first, stop_after=2))
+    st = first.to_host(run_steps(first, stop_after=2))
     again = KMC2DSimulation(gpu_cfg)
-    ds_res = again.to_dataset(_run(again, again.from_host({k: v for k, v in st.items()})))
+    ds_res = again.to_dataset(run_steps(again, again.from_host({k: v for k, v in st.items()})))
     for name in ds_cpu.data_vars:
         if name != "wall_time":
             assert np.array_equal(ds_res[name].values, ds_cpu[name].values, equal_nan=True), name

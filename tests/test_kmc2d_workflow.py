@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import xarray as xr
 import yaml
-from conftest import run_simcore, run_with_stops
+from conftest import assert_same_run_files, run_and_load, run_simcore, run_with_stops
 
 from analysis.aggregate import aggregate
 from analysis.kmc2d import analyze_kmc2d, make_all_kmc2d
@@ -38,8 +38,7 @@ def job(rates: str = "sos", **over) -> dict:
 
 
 def run(cfg: dict, path: Path) -> xr.Dataset:
-    assert run_job(validate_run_config(cfg), path, progress=False) == EXIT_OK
-    return xr.load_dataset(path)
+    return run_and_load(validate_run_config(cfg), path)
 
 
 # ---------------------------------------------------------------------------- run configs
@@ -238,15 +237,6 @@ def test_tiles_and_serial_run_files_are_identical(tmp_path: Path) -> None:
         assert np.all(tiles["steps_rejected"].values[:, -1] > 0)  # dt was really adapted
 
 
-def _same_data(a: Path, b: Path) -> None:
-    """Every variable equal, except the wall-clock times."""
-    da, db = xr.load_dataset(a), xr.load_dataset(b)
-    assert set(da.data_vars) == set(db.data_vars)
-    for name in da.variables:
-        if name != "wall_time":
-            np.testing.assert_array_equal(da[name].values, db[name].values, err_msg=name)
-
-
 @pytest.mark.parametrize(("rates", "scheme"), [("sos", "tiles"), ("ising", "serial"),
                                                ("sos", "bkl")])  # fmt: skip
 def test_resume_after_every_step_is_bit_identical(tmp_path: Path, rates: str, scheme: str):
@@ -257,7 +247,7 @@ def test_resume_after_every_step_is_bit_identical(tmp_path: Path, rates: str, sc
     assert run_job(cfg, ref, progress=False) == EXIT_OK
     out = tmp_path / "out.nc"
     assert run_with_stops(cfg, out) > 10
-    _same_data(ref, out)
+    assert_same_run_files(ref, out)
 
 
 # ---------------------------------------------------------------------------- analysis

@@ -49,6 +49,20 @@ def sample_coord(cfg: dict, samples: int, **attrs: str) -> tuple:
     )
 
 
+def lockstep_wall_time(wall: np.ndarray, samples: int) -> tuple:
+    """The ``wall_time`` variable (sample, time) of a job that advances all its samples
+    together: the wall-clock seconds at each sampling time, the same for each sample."""
+    return (
+        ("sample", "time"),
+        np.broadcast_to(wall, (samples, wall.size)).copy(),
+        {
+            "long_name": "wall-clock time of this sample's job since its start",
+            "units": "s",
+            "comment": "a job advances all its samples together: the same for each",
+        },
+    )
+
+
 def run_attributes(cfg: dict, prov: dict[str, str], wall_seconds: float) -> dict:
     """Global attributes of a run file: parameters, provenance and the full config as YAML."""
     from simcore.config import point_keys

@@ -23,7 +23,7 @@ import time
 import numpy as np
 import xarray as xr
 
-from simcore.io.dataset import sample_coord
+from simcore.io.dataset import lockstep_wall_time, sample_coord
 from simcore.models.fcc.decomposed import dt_sweeps
 from simcore.models.fcc.kernels import sequential_sweeps
 from simcore.models.fcc.lattice import random_mixture
@@ -201,15 +201,7 @@ class FCCSimulation(LockstepProgress):
             st["obs_moves"],
             {"long_name": "exchanges (accepted moves) since t = 0", "units": "1"},
         )
-        data["wall_time"] = (
-            dims,
-            np.broadcast_to(st["wall"], (self.samples, self.times.size)).copy(),
-            {
-                "long_name": "wall-clock time of this sample's job since its start",
-                "units": "s",
-                "comment": "a job advances all its samples together: the same for each",
-            },
-        )
+        data["wall_time"] = lockstep_wall_time(st["wall"], self.samples)
         data["structure_factor"] = (
             ("sample", "time", "k"),
             st["obs_structure_factor"],

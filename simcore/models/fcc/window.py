@@ -65,17 +65,6 @@ def window_decide(win, x, y, z, fx, fy, fz, si, u, thr):
 
 
 @numba.njit(inline="always", cache=True)
-def window_attempt(win, x, y, z, d, u, thr, both):
-    """One attempt at the local site (x, y, z) of a window (2 <= x, y, z <= w - 3): the
-    rule of :mod:`simcore.models.fcc.rule` on the window layout, the two halves in turn.
-    Returns (change of B-B bonds, 1 if exchanged else 0)."""
-    fx, fy, fz, si, prop = window_propose(win, x, y, z, d, both)
-    if not prop:
-        return 0, 0
-    return window_decide(win, x, y, z, fx, fy, fz, si, u, thr)
-
-
-@numba.njit(inline="always", cache=True)
 def _span(h, kstart, j, n):
     """Where bits j .. of a window row start in the lattice row: (word, bit offset, how
     many bits up to the word's end, the row's end (mod L/2) or the window row's end)."""

@@ -15,7 +15,7 @@ import time
 import numpy as np
 import xarray as xr
 
-from simcore.io.dataset import sample_coord
+from simcore.io.dataset import lockstep_wall_time, sample_coord
 from simcore.models.kmc2d.gpu import HISTORY  # steps of (dt, accepted) kept per sample
 from simcore.models.kmc2d.rates import ISING, MODELS, PARAMS, SOS, rate_table, rate_tables
 from simcore.models.lockstep import LockstepProgress
@@ -353,15 +353,7 @@ class KMC2DSimulation(LockstepProgress):
                 "units": unit,
             },
         )
-        data["wall_time"] = (
-            dims,
-            np.broadcast_to(st["wall"], (self.samples, self.times.size)).copy(),
-            {
-                "long_name": "wall-clock time of this sample's job since its start",
-                "units": "s",
-                "comment": "a job advances all its samples together: the same for each",
-            },
-        )
+        data["wall_time"] = lockstep_wall_time(st["wall"], self.samples)
         data["dt_history"] = (
             ("sample", "step"),
             st["hist_dt"],
