@@ -29,17 +29,12 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from simcore.config import POINT_KEYS
 from simcore.io.dataset import write_dataset
 
-#: Attributes that must be equal in all runs of a point.
-MATCH_ATTRS = (
-    *POINT_KEYS,
-    "t_max",
-    "waiting_times",
-    "point",
-    "campaign",
-)
+#: Attributes that must be equal in all runs of a point, besides those its run files list
+#: in ``point_config_keys`` (the model's keys, t_max, ...: every run file says which keys
+#: all runs of its point share, so aggregation needs to know no model).
+MATCH_ATTRS = ("model", "point_config_keys", "point_config_hash")
 
 #: Coordinates that must be identical in all runs (``k``: the S(k) shells of fcc runs).
 MATCH_COORDS = ("time", "s", "k")
@@ -102,7 +97,8 @@ def _check_compatible(runs: Sequence[tuple[Path, xr.Dataset]]) -> None:
     for path, ds in runs:
         if "sample" not in ds.dims:
             raise AggregationError(f"{path.name}: no 'sample' dimension")
-    for name in MATCH_ATTRS:
+    shared = str(ref.attrs.get("point_config_keys", "")).split()
+    for name in (*shared, *MATCH_ATTRS):
         a = ref.attrs.get(name, _MISSING)
         for path, ds in rest:
             b = ds.attrs.get(name, _MISSING)
@@ -179,7 +175,8 @@ def aggregate(paths: Sequence[str | os.PathLike[str]]) -> xr.Dataset:
     Inputs may also be partial aggregates (stages of many runs each): their source lists
     are carried over, so a staged aggregation gives the same dataset as a single one.
 
-    Raises :class:`AggregationError` if any of :data:`MATCH_ATTRS` or the coordinates of
+    Raises :class:`AggregationError` if the attributes of the keys every run of a point
+    shares (``point_config_keys``, :data:`MATCH_ATTRS`) or the coordinates of
     :data:`MATCH_COORDS` differ between runs, or a sample index occurs twice.
     """
     if not paths:

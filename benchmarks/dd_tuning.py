@@ -12,10 +12,10 @@ import sys
 import cupy as cp
 import numpy as np
 
+from simcore.models.kpz.geometry import Geometry
 from simcore.models.kpz.gpu import DDKernel
 from simcore.models.kpz.lattice import flat_lattice
 from simcore.rng import uniform_threshold
-from simcore.schedules.decomposed import Geometry
 
 L = int(sys.argv[1]) if len(sys.argv) > 1 else 65536
 VARIANTS = [  # (domain, cells per thread, extra -D options)

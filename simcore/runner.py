@@ -10,11 +10,11 @@ from simcore.io.atomic import check_writable
 from simcore.io.checkpoint import checkpoint_path, load_checkpoint, save_checkpoint
 from simcore.io.dataset import run_attributes, write_dataset
 from simcore.io.provenance import provenance
-from simcore.models import make_simulation
+from simcore.models import make_simulation, registry
 from simcore.progress import Progress
 
+#: Exit statuses of ``simcore run`` (bad input, a ConfigError, is 2: see simcore.cli).
 EXIT_OK = 0
-EXIT_BAD_INPUT = 2
 EXIT_CHECKPOINTED = 3
 
 
@@ -79,7 +79,8 @@ def run_job(
     bar.close()
     wall = wall_before + time.monotonic() - start
     ds = sim.to_dataset(state)
-    ds.attrs = run_attributes(cfg, provenance(cfg["backend"], sim.device_name()), wall)
+    spec = registry.get(cfg["model"])
+    ds.attrs = run_attributes(cfg, spec, provenance(cfg["backend"], sim.device_name()), wall)
     write_dataset(ds, out)
     ckpt.unlink(missing_ok=True)
     return EXIT_OK

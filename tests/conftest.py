@@ -91,6 +91,18 @@ def assert_same_run_files(a: Path, b: Path) -> None:
             np.testing.assert_array_equal(da[name].values, db[name].values, err_msg=name)
 
 
+def nvcc_ptx(tmp_path: Path, source: Path, defines, extra=()) -> str:
+    """Compile a CUDA source to PTX for sm_90 with the options the GPU loader uses
+    (simcore.backends.cuda.compile_options); asserts success and returns the PTX."""
+    from simcore.backends.cuda import compile_options
+
+    out = tmp_path / "k.ptx"
+    cmd = ["nvcc", "-arch=sm_90", "--ptx", *compile_options(tuple(defines), *extra)]
+    res = subprocess.run([*cmd, str(source), "-o", str(out)], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    return out.read_text()
+
+
 def run_simcore(*args: str, **kwargs) -> subprocess.CompletedProcess:
     """Run the installed ``simcore`` command (as a user would) and capture its output."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}

@@ -8,9 +8,10 @@ import subprocess
 
 import numpy as np
 import pytest
+from conftest import nvcc_ptx
 from test_kpz_gpu import needs_gpu
 
-from simcore.models.ea3d.gpu import CUDA_INCLUDE, CUDA_SOURCE, KERNEL_NAME, compile_defines
+from simcore.models.ea3d.gpu import CUDA_SOURCE, KERNEL_NAME, compile_defines
 from simcore.models.ea3d.kernels import sweeps_philox
 from simcore.models.ea3d.lattice import (
     LAYOUT_ID,
@@ -28,12 +29,7 @@ K0, K1 = 77, 0xFEEDBEEF
 @pytest.mark.parametrize(("layout", "L"), [("standard", 6), ("sliced", 6), ("bitwise", 8)])
 def test_cuda_source_compiles(tmp_path, layout: str, L: int) -> None:
     """nvcc -arch=sm_90 --ptx accepts the kernel for each layout."""
-    out = tmp_path / "k.ptx"
-    cmd = ["nvcc", "-arch=sm_90", "--ptx", "-std=c++17", f"-I{CUDA_INCLUDE}"]
-    cmd += [*compile_defines(layout, L, 3), str(CUDA_SOURCE), "-o", str(out)]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    assert KERNEL_NAME in out.read_text()
+    assert KERNEL_NAME in nvcc_ptx(tmp_path, CUDA_SOURCE, compile_defines(layout, L, 3))
 
 
 @pytest.mark.gpu
@@ -63,11 +59,7 @@ def test_gpu_equals_twin(layout: str, L: int, k: int, T: float) -> None:
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 def test_slab_kernel_compiles(tmp_path) -> None:
     """The multi-GPU (slab) variant of the sliced kernel compiles."""
-    out = tmp_path / "k.ptx"
-    cmd = ["nvcc", "-arch=sm_90", "--ptx", "-std=c++17", f"-I{CUDA_INCLUDE}"]
-    cmd += [*compile_defines("sliced", 16, 2, slab=4), str(CUDA_SOURCE), "-o", str(out)]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
+    assert KERNEL_NAME in nvcc_ptx(tmp_path, CUDA_SOURCE, compile_defines("sliced", 16, 2, slab=4))
 
 
 @pytest.mark.gpu

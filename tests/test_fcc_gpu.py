@@ -4,14 +4,14 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
 
 import numpy as np
 import pytest
+from conftest import nvcc_ptx
 from test_kpz_gpu import needs_gpu
 
 from simcore.models.fcc.decomposed import dt_sweeps
-from simcore.models.fcc.gpu import CUDA_INCLUDE, CUDA_SOURCE, compile_defines
+from simcore.models.fcc.gpu import CUDA_SOURCE, compile_defines
 from simcore.models.fcc.lattice import random_mixture
 from simcore.models.fcc.rule import thresholds
 
@@ -22,12 +22,7 @@ K0, K1 = 0x1234, 0xABCD
 @pytest.mark.parametrize(("L", "b", "both"), [(16, 8, 0), (64, 16, 1), (256, 32, 1), (512, 64, 0)])
 def test_cuda_source_compiles(tmp_path, L: int, b: int, both: int) -> None:
     """nvcc -arch=sm_90 --ptx accepts the kernel for each geometry and variant."""
-    out = tmp_path / "k.ptx"
-    cmd = ["nvcc", "-arch=sm_90", "--ptx", "-std=c++17", f"-I{CUDA_INCLUDE}"]
-    cmd += [*compile_defines(L, b, bool(both)), str(CUDA_SOURCE), "-o", str(out)]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    assert "dt_phase" in out.read_text()
+    assert "dt_phase" in nvcc_ptx(tmp_path, CUDA_SOURCE, compile_defines(L, b, bool(both)))
 
 
 @pytest.mark.gpu

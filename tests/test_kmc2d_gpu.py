@@ -4,14 +4,13 @@ compile check of the CUDA source wherever nvcc is installed."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 
 import numpy as np
 import pytest
-from conftest import run_steps
+from conftest import nvcc_ptx, run_steps
 from test_kpz_gpu import needs_gpu
 
-from simcore.models.kmc2d.gpu import CUDA_INCLUDE, CUDA_SOURCE, compile_defines
+from simcore.models.kmc2d.gpu import COMPILE_EXTRA, CUDA_SOURCE, compile_defines
 from simcore.models.kmc2d.rates import ISING, SOS, rate_tables
 from simcore.models.kmc2d.serial import initial_times
 from simcore.models.kmc2d.tiles import StepControl, TileIntegrator, first_dt
@@ -25,12 +24,7 @@ K0, K1 = 0x1234, 0xABCD
 )
 def test_cuda_source_compiles(tmp_path, B: int, model: int, dpb: int) -> None:
     """nvcc -arch=sm_90 --ptx accepts the kernels for each tile size (4, 8) and rate model."""
-    out = tmp_path / "k.ptx"
-    cmd = ["nvcc", "-arch=sm_90", "--ptx", "-std=c++17", "--fmad=false", f"-I{CUDA_INCLUDE}"]
-    cmd += [*compile_defines(B, model, dpb), str(CUDA_SOURCE), "-o", str(out)]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    ptx = out.read_text()
+    ptx = nvcc_ptx(tmp_path, CUDA_SOURCE, compile_defines(B, model, dpb), COMPILE_EXTRA)
     assert "kmc2d_advance" in ptx and "kmc2d_control" in ptx
     assert "fma.rn.f64" not in ptx  # waiting times must round as on the CPU
 

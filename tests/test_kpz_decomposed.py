@@ -8,10 +8,7 @@ import pytest
 
 from simcore.config import ConfigError, validate_run_config
 from simcore.models.kpz.decomposed import dd_sweeps, domain_origin, domain_update
-from simcore.models.kpz.lattice import flat_lattice
-from simcore.models.kpz.observables import measure_heights, width_and_mean
-from simcore.rng import uniform_threshold
-from simcore.schedules.decomposed import (
+from simcore.models.kpz.geometry import (
     G_P,
     G_R,
     G_TX,
@@ -22,6 +19,9 @@ from simcore.schedules.decomposed import (
     parse_scheme,
     round_origin_and_order,
 )
+from simcore.models.kpz.lattice import flat_lattice
+from simcore.models.kpz.observables import measure_heights, width_and_mean
+from simcore.rng import uniform_threshold
 
 K0, K1 = 0x1234, 0x9876
 

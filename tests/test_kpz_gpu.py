@@ -4,17 +4,17 @@ and a compile check of the CUDA source that runs everywhere nvcc is installed.""
 from __future__ import annotations
 
 import shutil
-import subprocess
 
 import numpy as np
 import pytest
 import xarray as xr
+from conftest import nvcc_ptx
 from test_kpz_decomposed import K0, K1, geo_of, params_of
 
 from simcore.models.kpz.decomposed import dd_sweeps
-from simcore.models.kpz.gpu import CUDA_INCLUDE, CUDA_SOURCE, compile_defines
+from simcore.models.kpz.geometry import all_schemes, parse_scheme
+from simcore.models.kpz.gpu import CUDA_SOURCE, compile_defines
 from simcore.models.kpz.lattice import flat_lattice
-from simcore.schedules.decomposed import all_schemes, parse_scheme
 
 TWO_LAYER = [s for s in all_schemes() if parse_scheme(s)[1]]
 
@@ -37,12 +37,7 @@ needs_gpu = pytest.mark.skipif(not _has_gpu(), reason="needs CuPy and a CUDA GPU
 def test_cuda_source_compiles(tmp_path, scheme: str, fast: bool) -> None:
     """nvcc -arch=sm_90 --ptx accepts the kernel for each block layer and both paths."""
     geo = geo_of(scheme, tc=(2, 1))
-    out = tmp_path / "k.ptx"
-    cmd = ["nvcc", "-arch=sm_90", "--ptx", "-std=c++17", f"-I{CUDA_INCLUDE}"]
-    cmd += compile_defines(geo, fast)
-    res = subprocess.run([*cmd, str(CUDA_SOURCE), "-o", str(out)], capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    assert "octahedron_dd_phase" in out.read_text()
+    assert "octahedron_dd_phase" in nvcc_ptx(tmp_path, CUDA_SOURCE, compile_defines(geo, fast))
 
 
 GPU_CASES = [

@@ -15,7 +15,7 @@ from simcore.models.kpz.observables import (
 )
 from simcore.models.kpz.rule import neighbours_2d, octahedron_rule
 from simcore.rng import philox4x32, uniform_threshold
-from simcore.rng.philox import STREAM_SEQUENTIAL
+from simcore.rng.streams import STREAM_SEQUENTIAL
 
 
 def _heights(lat, dim, L, h0):

@@ -8,34 +8,25 @@ import numpy as np
 import xarray as xr
 import yaml
 
-from simcore.config import POINT_KEYS, config_hash
+from simcore.config import config_hash
 from simcore.io.atomic import atomic_path
+from simcore.models.spec import ModelSpec
 
-#: Config keys copied into the global attributes of every run file.
-ATTR_KEYS = (
-    *POINT_KEYS,
-    "seed",
-    "t_max",
-    "waiting_times",
-    "samples",
-    "sample_offset",
-    "campaign",
-    "point",
-    "block",
-    "points_per_decade",
-)
+#: Keys of every run config copied into the global attributes of a run file, after the
+#: model's keys.
+COMMON_ATTR_KEYS = ("seed", "t_max", "samples", "sample_offset", "campaign", "point", "block",
+                    "points_per_decade")  # fmt: skip
+#: Keys of every run config that all runs of a point share, besides the model's keys.
+COMMON_POINT_CONFIG_KEYS = ("t_max", "points_per_decade", "campaign", "point")
 
 
-#: The keys every run of a point shares: their hash names the point's configuration in
-#: datasets and figures (config_hash is the job's own, seed and block included).
-POINT_CONFIG_KEYS = (
-    *POINT_KEYS,
-    "t_max",
-    "waiting_times",
-    "points_per_decade",
-    "campaign",
-    "point",
-)
+def point_config_keys(spec: ModelSpec) -> tuple[str, ...]:
+    """The keys every run of a point shares (the model's keys, backend, t_max, ...): their
+    hash names the point's configuration in datasets and figures, and aggregation refuses
+    runs that differ in any of them (config_hash is the job's own, seed and block
+    included)."""
+    return (*spec.point_keys, *(k for k, key in spec.keys.items() if not key.point),
+            *COMMON_POINT_CONFIG_KEYS)  # fmt: skip
 
 
 def sample_coord(cfg: dict, samples: int, **attrs: str) -> tuple:
@@ -63,19 +54,21 @@ def lockstep_wall_time(wall: np.ndarray, samples: int) -> tuple:
     )
 
 
-def run_attributes(cfg: dict, prov: dict[str, str], wall_seconds: float) -> dict:
-    """Global attributes of a run file: parameters, provenance and the full config as YAML."""
-    from simcore.config import point_keys
-
-    described = " ".join(f"{k}={cfg[k]}" for k in point_keys(cfg["model"])[1:] if k in cfg)
+def run_attributes(
+    cfg: dict, spec: ModelSpec, prov: dict[str, str], wall_seconds: float
+) -> dict:
+    """Global attributes of a run file: parameters, provenance and the full config as YAML;
+    ``point_config_keys`` lists the keys that all runs of the point share."""
+    described = " ".join(f"{k}={cfg[k]}" for k in spec.point_keys[1:] if k in cfg)
     attrs: dict = {
         "Conventions": "CF-1.10",
         "title": f"simcore {cfg['model']} run: {described}",
         "institution": "",
         "source": f"simcore {prov.get('simcore_version', '')}",
     }
-    for key in ATTR_KEYS:
-        if key not in cfg:  # a key of another model
+    shared = point_config_keys(spec)
+    for key in dict.fromkeys((*shared, *COMMON_ATTR_KEYS)):
+        if key not in cfg:  # a key that does not apply to this run
             continue
         v = cfg[key]
         if v is None:
@@ -87,7 +80,8 @@ def run_attributes(cfg: dict, prov: dict[str, str], wall_seconds: float) -> dict
         attrs[key] = v
     attrs.update(prov)
     attrs["config_hash"] = config_hash(cfg)
-    attrs["point_config_hash"] = config_hash({k: cfg[k] for k in POINT_CONFIG_KEYS if k in cfg})
+    attrs["point_config_keys"] = " ".join(k for k in shared if k in cfg)
+    attrs["point_config_hash"] = config_hash({k: cfg[k] for k in shared if k in cfg})
     attrs["wall_seconds"] = float(wall_seconds)
     attrs["config"] = yaml.safe_dump(cfg, sort_keys=True)
     return attrs

@@ -21,7 +21,7 @@ class LockstepProgress:
         """Device for provenance (None: the CPU model)."""
         if not self.gpu:
             return None
-        from simcore.models import gpu_device_name
+        from simcore.backends.cuda import gpu_device_name
 
         return gpu_device_name()
 

@@ -11,8 +11,8 @@ counter  (c0, c1, c2, c3) = (index, step, sample, stream)
              index   the site, worker or attempt number inside the step
              step    the Monte Carlo step (MCS) or sub-step counter
              sample  the sample index inside the job (0 .. samples-1)
-             stream  what the numbers are for (a :data:`STREAM_*` tag in the
-                     high byte) and the draw number inside that purpose
+             stream  what the numbers are for (a tag of the one table,
+                     :mod:`simcore.rng.streams`, in the high byte) and the draw number inside that purpose
                      (low 24 bits); schedules that need several sub-steps per
                      MCS put the sub-step there too.
 
@@ -22,13 +22,8 @@ same source compiles for the CPU and with ``numba.cuda.jit(device=True)`` for
 the GPU.
 """
 
-from simcore.rng.philox import (
-    STREAM_SEQUENTIAL,
-    philox4x32,
-    philox4x32_rounds,
-    stream_tag,
-    uniform_threshold,
-)
+from simcore.rng.philox import philox4x32, philox4x32_rounds, stream_tag, uniform_threshold
+from simcore.rng.streams import STREAM_SEQUENTIAL
 
 __all__ = [
     "STREAM_SEQUENTIAL",

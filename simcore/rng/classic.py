@@ -36,9 +36,7 @@ import numba
 import numpy as np
 
 from simcore.rng.philox import philox4x32, stream_tag
-
-#: Stream tag (high byte of counter word c3) of the seeds of the classic generators.
-STREAM_PRNG_SEED = 0x10
+from simcore.rng.streams import STREAM_PRNG_SEED
 
 #: The generators an EA3D run can use; philox (counter based, no state) is the default.
 PRNGS = ("philox", "minstd", "pr64", "mt19937")

@@ -12,8 +12,6 @@ PHILOX_W1 = np.uint32(0xBB67AE85)
 MASK32 = np.uint64(0xFFFFFFFF)
 SHIFT32 = np.uint64(32)
 
-#: Stream tag (high byte of counter word c3) of random-sequential site selection.
-STREAM_SEQUENTIAL = 0x01
 
 
 def stream_tag(stream: int, draw: int = 0) -> int:

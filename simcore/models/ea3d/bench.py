@@ -9,6 +9,7 @@ random words on the device instead of the campaign's Philox start.
 
 from __future__ import annotations
 
+import argparse
 import csv
 import itertools
 import os
@@ -18,9 +19,13 @@ import time
 
 import numpy as np
 
+from simcore.benchreport import add_backend_option, add_output_options, report
+from simcore.checks import ConfigError
 from simcore.io.provenance import cpu_name, git_commit
 from simcore.models.ea3d.lattice import LAYOUT_ID, N_REPLICAS, check_layout
 from simcore.models.ea3d.rule import thresholds
+from simcore.models.ea3d.spec import PRNGS
+from simcore.models.spec import BenchKernel
 
 BENCH_EA3D_FIELDS = (
     "layout", "L", "k", "prng", "backend", "device", "ps_per_flip", "seconds_per_sweep", "commit",
@@ -68,7 +73,7 @@ def bench_ea3d(
     if prng != "philox":
         state, aux = init_state(prng, 99, n_generators(L, k))
     if backend == "gpu":
-        from simcore.models import gpu_device_name, require_gpu
+        from simcore.backends.cuda import gpu_device_name, require_gpu
 
         require_gpu()
         import cupy as cp
@@ -151,16 +156,13 @@ def run_bench_ea3d(
     csv_path: str | None,
 ) -> str:
     """psFlip over layouts, sizes and k; markdown report, optional CSV rows (one per repeat)."""
-    from simcore.bench import report
-    from simcore.config import ConfigError
-
     for layout in layouts:
         for L in sizes:
             problem = check_layout(layout, L)
             if problem:
                 raise ConfigError("--L", L, f"{layout}: {problem}")
     if backend == "gpu":
-        from simcore.models import require_gpu
+        from simcore.backends.cuda import require_gpu
 
         require_gpu()
     commit = git_commit() or "n/a"
@@ -213,10 +215,7 @@ def run_bench_mgpu(
     import subprocess
     import tempfile
 
-    from simcore.bench import report
-    from simcore.config import ConfigError
-    from simcore.models import gpu_device_name, require_gpu
-
+    from simcore.backends.cuda import gpu_device_name, require_gpu
     require_gpu()
     import cupy as cp
 
@@ -263,3 +262,56 @@ def run_bench_mgpu(
         lines,
         append,
     )
+
+
+def _ea3d_arguments(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--layout", nargs="+", default=["sliced"],
+                    help="standard, sliced, bitwise (L = 2^l) (default sliced)")
+    ap.add_argument("--L", type=int, nargs="+", default=[16, 32, 64, 128],
+                    help="even lattice sizes (default 16 32 64 128)")
+    ap.add_argument("--k", type=int, nargs="+", default=[1],
+                    help="coded words of 64 samples each (default 1)")
+    ap.add_argument("--prng", nargs="+", default=["philox"], choices=list(PRNGS),
+                    help="random number generators (default philox)")
+    ap.add_argument("--T", type=float, default=1.1,
+                    help="temperature (speed barely depends on it; default 1.1)")
+    add_backend_option(ap)
+    ap.add_argument("--mcs", type=int, default=2, help="sweeps per repeat (default 2)")
+    ap.add_argument("--repeats", type=int, default=5, help="timed repeats (default 5)")
+    ap.add_argument("--warmup", type=int, default=2, help="sweeps before timing (default 2)")
+    add_output_options(ap)  # fmt: skip
+
+
+def _run_ea3d(args: argparse.Namespace) -> str:
+    return run_bench_ea3d(args.layout, args.L, args.k, args.prng, args.backend, args.mcs,
+                          args.repeats, args.warmup, args.T, args.append, args.csv)  # fmt: skip
+
+
+def _mgpu_arguments(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--gpus", type=int, nargs="+", default=[1, 2],
+                    help="GPU counts N, one mpirun each (default 1 2)")
+    ap.add_argument("--L", type=int, nargs="+", default=[128, 256, 512],
+                    help="lattice sizes (default 128 256 512)")
+    ap.add_argument("--k", type=int, default=1, help="coded words per GPU (default 1)")
+    ap.add_argument("--mcs", type=int, default=2, help="sweeps per repeat (default 2)")
+    ap.add_argument("--repeats", type=int, default=5, help="timed repeats (default 5)")
+    add_output_options(ap)  # fmt: skip
+
+
+def _run_mgpu(args: argparse.Namespace) -> str:
+    return run_bench_mgpu(args.gpus, args.L, args.k, args.mcs, args.repeats, args.append,
+                          args.csv)  # fmt: skip
+
+
+EA3D = BenchKernel(
+    "ea3d",
+    "EA3D: the multispin Metropolis sweep, ps per spin flip (lulli2015 Figs. 4, 5, 9)",
+    _ea3d_arguments,
+    _run_ea3d,
+)
+MGPU = BenchKernel(
+    "mgpu",
+    "EA3D: strong scaling over the GPUs of this host via mpirun (lulli2015 Figs. 12, 13)",
+    _mgpu_arguments,
+    _run_mgpu,
+)

@@ -8,16 +8,14 @@ index arithmetic by L folds into multiplications and shifts.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
+from simcore.backends.cuda import load_module
 from simcore.models.ea3d.lattice import LAYOUT_ID
 
 CUDA_SOURCE = Path(__file__).with_name("cuda") / "ea3d_amsc.cu"
-#: Include directory of the shared CUDA headers (philox.cuh).
-CUDA_INCLUDE = Path(__file__).resolve().parents[2] / "rng" / "cuda"
 KERNEL_NAME = "ea3d_colour"
 MAX_GRID_Y = 65535
 
@@ -38,12 +36,8 @@ def compile_defines(
     return tuple(f"-D{key}={val}" for key, val in vals.items())
 
 
-@lru_cache(maxsize=32)
 def _kernel(defines: tuple[str, ...], name: str = KERNEL_NAME):
-    import cupy as cp
-
-    options = ("-std=c++17", f"-I{CUDA_INCLUDE}", *defines)
-    return cp.RawModule(code=CUDA_SOURCE.read_text(), options=options).get_function(name)
+    return load_module(CUDA_SOURCE, defines).get_function(name)
 
 
 class EA3DKernel:

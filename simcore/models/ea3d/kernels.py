@@ -10,10 +10,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from simcore.models.ea3d.lattice import N_REPLICAS, STREAM_EA_METROPOLIS
+from simcore.models.ea3d.lattice import N_REPLICAS
 from simcore.models.ea3d.rule import flip_mask, satisfied_count
 from simcore.rng.classic import minstd_next, mt19937_next, pr64_next
 from simcore.rng.philox import philox4x32
+from simcore.rng.streams import STREAM_EA_METROPOLIS
 
 #: Code of each stateful generator in the kernels (0 is Philox, which has no state).
 PRNG_CODE = {"philox": 0, "minstd": 1, "pr64": 2, "mt19937": 3}

@@ -9,17 +9,14 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from simcore.config import EA3D_LAYOUTS as LAYOUTS
+from simcore.models.ea3d.spec import LAYOUTS
 from simcore.rng.philox import philox4x32
+from simcore.rng.streams import STREAM_EA_COUPLINGS, STREAM_EA_SPINS
 
 LAYOUT_ID = {name: i for i, name in enumerate(LAYOUTS)}
 N_REPLICAS = 4
 WORD_BITS = 64
 
-#: Stream tags (high byte of counter word c3) of the EA3D random numbers.
-STREAM_EA_COUPLINGS = 0x20
-STREAM_EA_SPINS = 0x21
-STREAM_EA_METROPOLIS = 0x22
 
 #: Direction d -> (axis, step): +x, -x, +y, -y, +z, -z.
 DIRECTIONS = ((0, 1), (0, -1), (1, 1), (1, -1), (2, 1), (2, -1))

@@ -317,8 +317,8 @@ SCALING_FIELDS = ("L", "k", "n_gpus", "exchange", "seconds_per_sweep", "ps_per_f
 
 def _report_times(args, L: int, size: int, exchange: str, times: list[float]) -> None:
     """Print the median and append the rows (rank 0)."""
+    from simcore.backends.cuda import gpu_device_name
     from simcore.io.provenance import git_commit
-    from simcore.models import gpu_device_name
 
     flips = 64 * args.k * N_REPLICAS * L**3
     ps_n = [t * size / flips * 1e12 for t in times]  # lulli2015 eq. 18

@@ -11,14 +11,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from simcore.models.ea3d.lattice import (
-    N_REPLICAS,
-    STREAM_EA_METROPOLIS,
-    STREAM_EA_SPINS,
-    bond_word,
-    philox_word,
-)
+from simcore.models.ea3d.lattice import N_REPLICAS, bond_word, philox_word
 from simcore.rng.philox import philox4x32
+from simcore.rng.streams import STREAM_EA_METROPOLIS, STREAM_EA_SPINS
 
 
 @numba.njit(cache=True)

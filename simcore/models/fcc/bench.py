@@ -13,6 +13,7 @@ Fig. 7 the run time at each stop relative to the initial state, against the open
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import sys
 import time
@@ -21,9 +22,13 @@ from collections.abc import Callable
 import numba
 import numpy as np
 
+from simcore.benchreport import add_backend_option, add_output_options, append_csv_row, report
+from simcore.checks import ConfigError
+from simcore.io.provenance import cpu_name, git_commit
 from simcore.models.fcc.lattice import random_mixture
 from simcore.models.fcc.observables import open_bonds_per_b
 from simcore.models.fcc.rule import thresholds
+from simcore.models.spec import BenchKernel
 
 BENCH_FCC_FIELDS = (
     "implementation", "backend", "device", "threads", "L", "c", "epsilon", "active",
@@ -147,13 +152,10 @@ def run_bench_fcc(
 ) -> str:
     """kelling2012 Figs. 6 and 7: attempts per second of every implementation along a
     quench; markdown report, optional CSV rows (one per implementation and stop)."""
-    from simcore.bench import append_csv_row, report
-    from simcore.io.provenance import cpu_name, git_commit
-
     gpu = backend == "gpu"
     device = cpu_name()
     if gpu:
-        from simcore.models import gpu_device_name, require_gpu
+        from simcore.backends.cuda import gpu_device_name, require_gpu
 
         require_gpu()
         device = gpu_device_name()
@@ -229,3 +231,54 @@ def run_bench_fcc(
         lines,
         append,
     )
+
+
+def _fcc_arguments(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--L", type=int, default=512, help="one even side L (default 512)")
+    ap.add_argument("--c", type=float, default=0.325, help="B concentration (default 0.325)")
+    ap.add_argument("--epsilon", type=float, default=1.5,
+                    help="bond energy / k_B T (default 1.5)")
+    ap.add_argument("--block-side", type=int, default=32, help="GPU dt block side b (default 32)")
+    ap.add_argument("--cpu-block-side", type=int, default=32,
+                    help="CPU DD block side b (default 32)")
+    ap.add_argument("--slabs", type=int, default=0, help="slabs P (0: the numba threads)")
+    ap.add_argument("--quench", type=int, nargs="+", default=[0, 10, 100, 1000, 10000],
+                    help="MCS of the quench at which the implementations are timed")
+    ap.add_argument("--mcs", type=int, default=100, help="MCS per GPU run (default 100)")
+    ap.add_argument("--cpu-mcs", type=int, default=1, help="MCS per CPU run (default 1)")
+    ap.add_argument("--repeats", type=int, default=5, help="timed repeats (default 5)")
+    add_backend_option(ap)
+    add_output_options(ap)  # fmt: skip
+
+
+def _run_fcc(args: argparse.Namespace) -> str:
+    from simcore.models.fcc.decomposed import check_block
+
+    L = args.L
+    if L < 8 or L % 2:
+        raise ConfigError("--L", L, "must be an even size >= 8")
+    for key in ("block_side", "cpu_block_side"):
+        try:
+            check_block(L, getattr(args, key))
+        except ValueError as exc:
+            raise ConfigError(f"--{key.replace('_', '-')}", getattr(args, key), str(exc)) from None
+    if not 0 < args.c < 1:
+        raise ConfigError("--c", args.c, "must be in (0, 1)")
+    if not args.epsilon >= 0:
+        raise ConfigError("--epsilon", args.epsilon, "must be >= 0")
+    if min(args.quench) < 0 or args.repeats < 1 or args.cpu_mcs < 1:
+        raise ConfigError("--quench/--repeats/--cpu-mcs", "", "must be >= 0, >= 1, >= 1")
+    slabs = args.slabs or numba.config.NUMBA_NUM_THREADS
+    return run_bench_fcc(
+        L, args.c, args.epsilon, args.block_side, args.cpu_block_side, slabs, args.quench,
+        args.mcs, args.cpu_mcs, args.repeats, args.backend, args.append, args.csv,
+    )  # fmt: skip
+
+
+FCC = BenchKernel(
+    "fcc",
+    "fcc: every implementation of the alloy KMC along a quench, attempts per second "
+    "(kelling2012 Figs. 6, 7)",
+    _fcc_arguments,
+    _run_fcc,
+)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from simcore.models.fcc.lattice import STREAM_FCC_DT, STREAM_FCC_ORDER, STREAM_FCC_SET
 from simcore.models.fcc.window import (
     MARGIN,
     load_window,
@@ -16,6 +15,7 @@ from simcore.models.fcc.window import (
     window_propose,
 )
 from simcore.rng.philox import philox4x32
+from simcore.rng.streams import STREAM_FCC_DT, STREAM_FCC_ORDER, STREAM_FCC_SET
 
 #: Single-hit rounds per block update (b^3 / 2 sites over b^3 / 512 threads, any b).
 HITS = 256

@@ -8,17 +8,15 @@ lattices still fill the GPU.  The CPU twin is :mod:`simcore.models.fcc.decompose
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
+from simcore.backends.cuda import load_module
 from simcore.models.fcc.decomposed import check_block, set_order
 from simcore.models.fcc.lattice import words_per_row
 
 CUDA_SOURCE = Path(__file__).with_name("cuda") / "fcc_dt.cu"
-#: Include directory of the shared CUDA headers (philox.cuh).
-CUDA_INCLUDE = Path(__file__).resolve().parents[2] / "rng" / "cuda"
 
 
 def compile_defines(L: int, b: int, both: bool) -> tuple[str, ...]:
@@ -27,12 +25,8 @@ def compile_defines(L: int, b: int, both: bool) -> tuple[str, ...]:
     return tuple(f"-D{k}={v}" for k, v in vals.items())
 
 
-@lru_cache(maxsize=16)
 def _module(defines: tuple[str, ...]):
-    import cupy as cp
-
-    options = ("-std=c++17", f"-I{CUDA_INCLUDE}", *defines)
-    return cp.RawModule(code=CUDA_SOURCE.read_text(), options=options)
+    return load_module(CUDA_SOURCE, defines)
 
 
 def set_orders(t0: int, mcs: int, samples: int, sample0: int, k0: int, k1: int) -> np.ndarray:

@@ -6,9 +6,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from simcore.models.fcc.lattice import STREAM_FCC, site_xyz
+from simcore.models.fcc.lattice import site_xyz
 from simcore.models.fcc.rule import attempt
 from simcore.rng.philox import philox4x32
+from simcore.rng.streams import STREAM_FCC
 
 
 @numba.njit(cache=True)

@@ -7,21 +7,12 @@ import numba
 import numpy as np
 
 from simcore.rng.philox import philox4x32
+from simcore.rng.streams import STREAM_FCC_INIT
 
 #: The 12 nearest-neighbour displacements of the fcc lattice, direction d = 0 .. 11.
 DX = np.array([1, 1, -1, -1, 1, 1, -1, -1, 0, 0, 0, 0])
 DY = np.array([1, -1, 1, -1, 0, 0, 0, 0, 1, 1, -1, -1])
 DZ = np.array([0, 0, 0, 0, 1, -1, 1, -1, 1, -1, 1, -1])
-#: Stream tags (conventions: :mod:`simcore.models.fcc`): the random mixture, the
-#: random-sequential attempts, the dt schedule (set order per MCS, cell set per hit, the
-#: threads' attempts) and the slabs schedule (origin per round, attempts).
-STREAM_FCC_INIT = 0x40
-STREAM_FCC = 0x41
-STREAM_FCC_ORDER = 0x42
-STREAM_FCC_SET = 0x43
-STREAM_FCC_DT = 0x44
-STREAM_FCC_SLAB_ORIGIN = 0x45
-STREAM_FCC_SLAB = 0x46
 
 
 def words_per_row(L: int) -> int:

@@ -16,9 +16,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from simcore.models.fcc.lattice import STREAM_FCC_SLAB, STREAM_FCC_SLAB_ORIGIN
 from simcore.models.fcc.rule import attempt
 from simcore.rng.philox import philox4x32
+from simcore.rng.streams import STREAM_FCC_SLAB, STREAM_FCC_SLAB_ORIGIN
 
 #: The dead border: planes on each side of a slab that its attempts never pick.
 DEAD = 2

@@ -1,5 +1,10 @@
-"""Benchmarks of exact 2D KMC (darkins2024 sec. 4): real events per second of the GPU tile
-algorithm and of the serial BKL code on the SOS crystal-growth model, and their ratio.
+"""Benchmarks of exact 2D KMC (darkins2024 sec. 4) and the data of its figures.
+
+* ``simcore bench kmc2d`` (Fig. 3): real events per second of the GPU tile algorithm and
+  of the serial BKL code on the SOS crystal-growth model, and their ratio;
+* ``simcore bench kmc2d-timestep`` (Fig. 2): the adaptive time step of one CPU run and
+  the edge of its error zone;
+* ``simcore bench kmc2d-surfaces`` (Fig. 3's pictures): relaxed SOS surfaces per phi.
 
 Protocol (sec. 4.2, shortened): from a flat surface the GPU relaxes the n x n lattice
 for ``relax`` events per cell, then the events of a production run of ``measure``
@@ -11,14 +16,26 @@ of central tiles.
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import sys
 import time
 
 import numpy as np
 
+from simcore.benchreport import (
+    add_backend_option,
+    add_output_options,
+    append_csv_row,
+    append_csv_rows,
+    report,
+)
+from simcore.checks import ConfigError
+from simcore.io.provenance import cpu_name, git_commit
+from simcore.models.kmc2d.gpu import GPU_TILES
 from simcore.models.kmc2d.rates import SOS, rate_table, rate_tables
 from simcore.models.kmc2d.simulation import step_density
+from simcore.models.spec import BenchKernel
 
 BENCH_KMC2D_FIELDS = (
     "n", "phi", "tile", "backend", "device", "events_per_s", "events_per_s_min",
@@ -171,11 +188,8 @@ def run_bench_kmc2d(
 ) -> str:
     """darkins2024 Fig. 3: events per second of the tile algorithm and of serial BKL, and
     their ratio, for every (n, phi); markdown report, optional CSV rows."""
-    from simcore.bench import append_csv_row, report
-    from simcore.io.provenance import cpu_name, git_commit
-
     if backend == "gpu":
-        from simcore.models import gpu_device_name, require_gpu
+        from simcore.backends.cuda import gpu_device_name, require_gpu
 
         require_gpu()
         device = gpu_device_name()
@@ -236,3 +250,221 @@ def run_bench_kmc2d(
         lines,
         append,
     )
+
+
+def _tiles_arguments(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--L", type=int, nargs="+", default=[64, 128, 256, 512, 1024, 2048, 4096],
+                    help="lattice sides n, multiples of the tile (default 64 .. 4096)")
+    ap.add_argument("--phi", type=float, nargs="+", default=[0.0, 1.0, 2.0, 3.0],
+                    help="SOS bond parameters (default 0 1 2 3)")
+    ap.add_argument("--tile", type=int, default=8, help="tile side B (GPU: 4 or 8; default 8)")
+    add_backend_option(ap)
+    ap.add_argument("--relax", type=float, default=2.0,
+                    help="events per cell from the flat start, untimed (default 2)")
+    ap.add_argument("--measure", type=float, default=5.0,
+                    help="events per cell of each timed repeat (default 5)")
+    ap.add_argument("--repeats", type=int, default=5, help="timed repeats (default 5)")
+    ap.add_argument("--bkl-events", type=int, default=1_000_000,
+                    help="events of serial BKL timed from the relaxed surface (0: no BKL)")
+    add_output_options(ap)  # fmt: skip
+
+
+def _run_tiles(args: argparse.Namespace) -> str:
+    B = args.tile
+    if B < 2 or B & (B - 1) or (args.backend == "gpu" and B not in GPU_TILES):
+        raise ConfigError("--tile", B, "must be a power of two >= 2 (4 or 8 on the GPU)")
+    for n in args.L:
+        if n % B or n < 3 * B:
+            raise ConfigError("--L", n, f"must be a multiple of the tile {B} and >= {3 * B}")
+    for key in ("relax", "measure"):
+        if not getattr(args, key) > 0:
+            raise ConfigError(f"--{key}", getattr(args, key), "must be > 0")
+    if args.repeats < 1:
+        raise ConfigError("--repeats", args.repeats, "must be >= 1")
+    return run_bench_kmc2d(args.L, args.phi, B, args.backend, args.relax, args.measure,
+                           args.repeats, args.bkl_events, args.append, args.csv)  # fmt: skip
+
+
+TILES = BenchKernel(
+    "kmc2d",
+    "kmc2d: real events per second of the tile algorithm vs serial BKL (darkins2024 Fig. 3)",
+    _tiles_arguments,
+    _run_tiles,
+)
+
+
+# -- darkins2024 Fig. 2: the adaptive time step -------------------------------------------
+
+TIMESTEP_FIELDS = ("step", "dt", "accepted", "edge", "n", "phi", "tile", "seed", "commit")
+
+
+def timestep_history(
+    n: int = 64,
+    phi: float = 1.0,
+    tile: int = 8,
+    steps: int = 160,
+    seed: int = 1,
+    bisections: int = 9,
+) -> dict[str, np.ndarray]:
+    """dt of each step of a tile-algorithm run from a flat start (``dt``, ``accepted``) and
+    the edge of the error zone before each step (``edge``: the largest accepted dt, to
+    a relative precision of 64^(2^-bisections), searched in [dt / 8, 8 dt])."""
+    from simcore.models.kmc2d.rates import SOS, rate_tables
+    from simcore.models.kmc2d.serial import initial_times
+    from simcore.models.kmc2d.tiles import (
+        StepControl,
+        TileIntegrator,
+        advance,
+        checksums_agree,
+        first_dt,
+    )
+
+    inv, ratio = rate_tables(SOS, (1.0, phi))
+    x = np.zeros((n, n), dtype=np.int32)
+    tau, cnt = initial_times(x, SOS, inv, 0, seed, 0)
+    ctl = StepControl(t=0.0, dt=first_dt(tau, 0.0))
+    run = TileIntegrator(x, tau, cnt, tile, SOS, inv, ratio, 0, seed, 0, ctl)
+    scratch = (np.empty_like(x), np.empty_like(tau), np.empty_like(cnt))
+
+    def accepted(dt: float) -> bool:
+        advance(
+            run.x,
+            run.tau,
+            run.cnt,
+            *scratch,
+            ctl.t,
+            ctl.t + dt,
+            tile,
+            SOS,
+            inv,
+            ratio,
+            0,
+            seed,
+            0,
+            run.sums,
+        )
+        return bool(checksums_agree(run.sums, run.nt))
+
+    dts, oks, edges = [], [], []
+    for _ in range(steps):
+        lo, hi = ctl.dt / 8, ctl.dt * 8
+        if not accepted(lo):
+            lo = 0.0
+        elif accepted(hi):
+            lo = hi
+        else:
+            for _ in range(bisections):  # geometric bisection: lo accepted, hi rejected
+                mid = (lo * hi) ** 0.5
+                lo, hi = (mid, hi) if accepted(mid) else (lo, mid)
+        edges.append(lo)
+        t_end, cut = ctl.end_of_step(np.inf)
+        ok, events = run.try_step(t_end)
+        ctl.settle(t_end, cut, ok)
+        dts.append(ctl.history[-1][0])
+        oks.append(ok)
+    return {"dt": np.array(dts), "accepted": np.array(oks), "edge": np.array(edges)}
+
+
+
+def _timestep_arguments(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--L", type=int, default=64, help="lattice side n (default 64)")
+    ap.add_argument("--phi", type=float, default=1.0, help="SOS bond parameter (default 1)")
+    ap.add_argument("--tile", type=int, default=8, help="tile side B (default 8)")
+    ap.add_argument("--steps", type=int, default=160, help="time steps (default 160)")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the run (default 1)")
+    ap.add_argument("--bisections", type=int, default=9,
+                    help="bisections of the error zone's edge per step (default 9)")
+    add_output_options(ap, "append one row per time step to this CSV")  # fmt: skip
+
+
+def _run_timestep(args: argparse.Namespace) -> str:
+    B, n = args.tile, args.L
+    if B < 2 or B & (B - 1) or n % B or n < 3 * B:
+        raise ConfigError("--L/--tile", f"{n}/{B}", "n must be a multiple of the tile B "
+                          "(a power of two >= 2) and >= 3 B")  # fmt: skip
+    if args.steps < 1 or args.bisections < 1:
+        raise ConfigError("--steps/--bisections", f"{args.steps}/{args.bisections}", "must be >= 1")
+    data = timestep_history(n, args.phi, B, args.steps, args.seed, args.bisections)
+    commit = git_commit() or "n/a"
+    if args.csv:
+        steps = zip(data["dt"], data["accepted"], data["edge"], strict=True)
+        append_csv_rows(args.csv, TIMESTEP_FIELDS, (
+            {"step": i, "dt": float(dt), "accepted": int(ok), "edge": float(edge), "n": n,
+             "phi": args.phi, "tile": B, "seed": args.seed, "commit": commit}
+            for i, (dt, ok, edge) in enumerate(steps)))  # fmt: skip
+    rej = int((~data["accepted"]).sum())
+    lines = ["| steps | accepted | rejected | median dt | largest dt |", "|---|---|---|---|---|",
+             f"| {args.steps} | {args.steps - rej} | {rej} | {np.median(data['dt']):.3g} "
+             f"| {np.max(data['dt']):.3g} |"]  # fmt: skip
+    return report(f"Exact 2D KMC, adaptive time step of the tile algorithm (n = {n}, "
+                  f"phi = {args.phi:g}, tile {B})", f"machine: {cpu_name()}, the CPU twin",
+                  commit, lines, args.append)  # fmt: skip
+
+
+TIMESTEP = BenchKernel(
+    "kmc2d-timestep",
+    "kmc2d: the adaptive time step of one tile-algorithm run and its error zone "
+    "(darkins2024 Fig. 2; CPU)",
+    _timestep_arguments,
+    _run_timestep,
+)
+
+
+# -- darkins2024 Fig. 3's pictures: relaxed surfaces ---------------------------------------
+
+SURFACE_FIELDS = ("phi", "n", "events_per_cell", "row", "col", "height", "commit")
+
+
+def relaxed_surface(phi: float, n: int = 64, events_per_cell: float = 300.0, seed: int = 3):
+    """An n x n SOS surface grown from flat by the serial integrator until it holds
+    ``events_per_cell`` atoms per column on average."""
+    from simcore.models.kmc2d.rates import SOS, rate_tables
+    from simcore.models.kmc2d.serial import initial_times, serial_run
+
+    inv, ratio = rate_tables(SOS, (1.0, phi))
+    x = np.zeros((n, n), dtype=np.int32)
+    tau, cnt = initial_times(x, SOS, inv, 0, seed, 0)
+    t = 0.0
+    while x.mean() < events_per_cell:
+        t_to = max(2 * t, 1.0)
+        serial_run(x, tau, cnt, t, t_to, SOS, inv, ratio, 0, seed, 0)
+        t = t_to
+    return x
+
+
+
+def _surfaces_arguments(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--phi", type=float, nargs="+", default=[0.0, 1.0, 2.0, 3.0],
+                    help="SOS bond parameters (default 0 1 2 3)")
+    ap.add_argument("--L", type=int, default=64, help="lattice side n (default 64)")
+    ap.add_argument("--events-per-cell", type=float, default=300.0,
+                    help="atoms per column to grow (default 300)")
+    ap.add_argument("--seed", type=int, default=3, help="seed of the runs (default 3)")
+    add_output_options(ap, "append one row per cell to this CSV")  # fmt: skip
+
+
+def _run_surfaces(args: argparse.Namespace) -> str:
+    if args.L < 2 or not args.events_per_cell > 0:
+        raise ConfigError("--L/--events-per-cell", f"{args.L}/{args.events_per_cell}",
+                          "must be >= 2 and > 0")  # fmt: skip
+    commit = git_commit() or "n/a"
+    lines = ["| phi | mean height | W^2 | step density |", "|---|---|---|---|"]
+    for phi in args.phi:
+        x = relaxed_surface(phi, args.L, args.events_per_cell, args.seed)
+        lines.append(f"| {phi:g} | {x.mean():.1f} | {x.var():.3g} | {step_density(x):.2f} |")
+        if args.csv:
+            append_csv_rows(args.csv, SURFACE_FIELDS, (
+                {"phi": phi, "n": args.L, "events_per_cell": args.events_per_cell, "row": r,
+                 "col": c, "height": int(h), "commit": commit}
+                for (r, c), h in np.ndenumerate(x)))  # fmt: skip
+    return report(f"Exact 2D KMC, SOS surfaces grown to {args.events_per_cell:g} atoms per column",
+                  f"machine: {cpu_name()}, the serial integrator", commit, lines, args.append)
+
+
+SURFACES = BenchKernel(
+    "kmc2d-surfaces",
+    "kmc2d: SOS surfaces grown by the serial integrator, one per phi (darkins2024 Fig. 3's "
+    "pictures; CPU)",
+    _surfaces_arguments,
+    _run_surfaces,
+)

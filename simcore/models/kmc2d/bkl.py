@@ -18,8 +18,8 @@ from simcore.models.kmc2d.events import patch_class
 from simcore.models.kmc2d.rates import new_state
 from simcore.rng.exponential import exp_variate
 from simcore.rng.philox import philox4x32
+from simcore.rng.streams import STREAM_BKL
 
-STREAM_BKL = 0x31
 _TWO53 = 9007199254740992.0
 
 

@@ -15,9 +15,8 @@ import numpy as np
 from simcore.models.kmc2d.rates import new_state, rate_class
 from simcore.rng.exponential import exp_variate
 from simcore.rng.philox import philox4x32
+from simcore.rng.streams import STREAM_KMC
 
-#: Stream tag of the per-cell waiting-time draws.
-STREAM_KMC = 0x30
 #: Odd multiplier that mixes a cell's new state into the edge checksums.
 STATE_MIX = np.uint64(0x9E3779B97F4A7C15)
 

@@ -10,23 +10,22 @@ exactly as on the CPU.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from simcore.config import KMC2D_GPU_TILES
+from simcore.backends.cuda import load_module
 from simcore.models.kmc2d.rates import DIAGONALS, N_CLASSES
 
 CUDA_SOURCE = Path(__file__).with_name("cuda") / "kmc2d_tiles.cu"
-#: Include directory of the shared CUDA headers (philox.cuh, exponential.cuh).
-CUDA_INCLUDE = Path(__file__).resolve().parents[2] / "rng" / "cuda"
 #: Patches per block (a power of two): shared memory, not threads, bounds the patches
 #: per SM; and the threads per block that load, set up and store them.
 DEFAULT_DPB = 4
 DEFAULT_NT = 128
 #: Steps whose (dt, accepted) a job keeps per sample (the run file's dt_history).
 HISTORY = 4096
+#: Tile sides the GPU kernel is compiled for (shared memory bounds them).
+GPU_TILES = (4, 8)
 
 
 def compile_defines(B: int, model: int, dpb: int, nt: int = DEFAULT_NT) -> tuple[str, ...]:
@@ -53,12 +52,12 @@ def shared_bytes(B: int, model: int, dpb: int) -> int:
     return dpb * per_patch + 8 * (ncls + ncls * ncls)
 
 
-@lru_cache(maxsize=16)
-def _module(defines: tuple[str, ...]):
-    import cupy as cp
+#: Extra compiler options: the waiting-time arithmetic must round exactly as on the CPU.
+COMPILE_EXTRA = ("--fmad=false",)
 
-    options = ("-std=c++17", "--fmad=false", f"-I{CUDA_INCLUDE}", *defines)
-    return cp.RawModule(code=CUDA_SOURCE.read_text(), options=options)
+
+def _module(defines: tuple[str, ...]):
+    return load_module(CUDA_SOURCE, defines, COMPILE_EXTRA)
 
 
 def to_tiles(a, B: int):
@@ -98,7 +97,7 @@ class TileKernel:
     ):
         import cupy as cp
 
-        if L % B or L < 3 * B or B not in KMC2D_GPU_TILES:
+        if L % B or L < 3 * B or B not in GPU_TILES:
             raise ValueError(
                 f"GPU tiles need B = 4 or 8 and L a multiple of B >= 3B; got L = {L}, B = {B}"
             )

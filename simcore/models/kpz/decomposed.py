@@ -1,7 +1,7 @@
 """The octahedron rule under the domain-decomposition schedules, as numba kernels.
 
 This is the CPU implementation of every DD scheme of
-:mod:`simcore.schedules.decomposed` and the bit-identical twin of the GPU
+:mod:`simcore.models.kpz.geometry` and the bit-identical twin of the GPU
 kernels (``cuda/octahedron_dd.cu``): the same draws locate the same sites, and
 within a phase the domains, and within a hit the threads, touch disjoint bits,
 so running the domains of a phase in parallel on CPU cores (``prange``) or as
@@ -13,9 +13,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from simcore.models.kpz.rule import apply_2d, neighbours_2d
-from simcore.rng.philox import philox4x32
-from simcore.schedules.decomposed import (
+from simcore.models.kpz.geometry import (
     G_BLK,
     G_BORDER,
     G_CX,
@@ -30,11 +28,11 @@ from simcore.schedules.decomposed import (
     G_THR,
     G_TX,
     G_TY,
-    STREAM_BLOCKSET,
-    STREAM_DOMAIN,
-    STREAM_THREAD,
     round_origin_and_order,
 )
+from simcore.models.kpz.rule import apply_2d, neighbours_2d
+from simcore.rng.philox import philox4x32
+from simcore.rng.streams import STREAM_BLOCKSET, STREAM_DOMAIN, STREAM_THREAD
 
 _TAG_BLOCKSET = np.uint32(STREAM_BLOCKSET << 24)
 _TAG_THREAD = np.uint32(STREAM_THREAD << 24)

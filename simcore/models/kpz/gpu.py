@@ -8,17 +8,15 @@ phase for all samples of a job: grid = (domains of the set, samples).
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
+from simcore.backends.cuda import load_module
 from simcore.models.kpz.decomposed import certain
-from simcore.schedules.decomposed import BLK_CODE, DEV_CODE, Geometry, round_table
+from simcore.models.kpz.geometry import BLK_CODE, DEV_CODE, Geometry, round_table
 
 CUDA_SOURCE = Path(__file__).with_name("cuda") / "octahedron_dd.cu"
-#: Include directory of the shared CUDA headers (philox.cuh).
-CUDA_INCLUDE = Path(__file__).resolve().parents[2] / "rng" / "cuda"
 KERNEL_NAME = "octahedron_dd_phase"
 
 
@@ -44,13 +42,8 @@ def compile_defines(geo: Geometry, fast: bool, cpt: int = 1, direction: int = 1)
     return tuple(f"-D{k}={v}" for k, v in vals.items())
 
 
-@lru_cache(maxsize=32)
 def _kernel(defines: tuple[str, ...]):
-    import cupy as cp
-
-    options = ("-std=c++17", f"-I{CUDA_INCLUDE}", *defines)
-    mod = cp.RawModule(code=CUDA_SOURCE.read_text(), options=options)
-    return mod.get_function(KERNEL_NAME)
+    return load_module(CUDA_SOURCE, defines).get_function(KERNEL_NAME)
 
 
 def default_cells_per_thread(geo: Geometry) -> int:

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from simcore.models import gpu_device_name
+from simcore.backends.cuda import gpu_device_name
 from simcore.models.kpz import gpu_observables as obs
+from simcore.models.kpz.geometry import geometry_from_config
 from simcore.models.kpz.gpu import DDKernel
 from simcore.models.kpz.lattice import flat_lattice
 from simcore.models.kpz.simulation import KPZSimulation
-from simcore.schedules.decomposed import geometry_from_config
 
 _GPU_KEYS = ("lat", "net", "snap_h", "snap_lat")
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from simcore.backends.cpu import prefetch
 from simcore.models.kpz.rule import apply_1d, apply_2d, neighbours_1d, neighbours_2d
-from simcore.schedules.sequential import BATCH, batches_per_step, draw_batch
+from simcore.models.kpz.sequential import BATCH, batches_per_step, draw_batch
 
 
 @numba.njit(inline="always", cache=True)

@@ -11,6 +11,7 @@ import xarray as xr
 
 from simcore.io.dataset import sample_coord
 from simcore.models.kpz.decomposed import dd_sweeps
+from simcore.models.kpz.geometry import geometry_from_config, parse_scheme
 from simcore.models.kpz.kernels import sequential_sweeps
 from simcore.models.kpz.lattice import flat_lattice, n_words
 from simcore.models.kpz.observables import (
@@ -21,7 +22,6 @@ from simcore.models.kpz.observables import (
 )
 from simcore.rng import uniform_threshold
 from simcore.sampling import sampling_times
-from simcore.schedules.decomposed import geometry_from_config, parse_scheme
 
 
 def time_attributes(cfg: dict) -> dict[str, str | float]:

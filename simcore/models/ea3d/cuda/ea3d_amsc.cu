@@ -37,7 +37,7 @@
 #else
 #define HALF (L * L * L / 2)
 #endif
-#define TAG_METROPOLIS (0x22u << 24)
+#define TAG_METROPOLIS (STREAM_EA_METROPOLIS << 24)
 
 // The neighbours (in the other colour's array) of site j of colour c, in direction
 // order +x, -x, +y, -y, +z, -z, and the site's physical index p.

@@ -14,8 +14,6 @@
 #define HB (NB / 2)
 #define GL (LL / 8)
 #define HITS 256
-#define STREAM_SET 0x43u
-#define STREAM_DT 0x44u
 
 // Bits kstart .. kstart + NBITS - 1 (mod L/2) of a lattice row, bit 0 first.  L2 loads
 // (__ldcg): under the ahead-of-time schedule another SM may have changed the row since
@@ -88,7 +86,7 @@ __device__ __forceinline__ void update_block(u64 *L0, int bx, int by, int bz, u3
     win[zl][yl] = row_bits(L0 + ((size_t)z * LL + y) * WPR, x0 / 2);
   }
   for (int i = threadIdx.x; i < HITS / 4; i += NT) {
-    P4 r = philox(block_id, t, sample, (STREAM_SET << 24) | (u32)i, k0, k1);
+    P4 r = philox(block_id, t, sample, (STREAM_FCC_SET << 24) | (u32)i, k0, k1);
 #pragma unroll
     for (int c = 0; c < 4; c++) sets[4 * i + c] = (unsigned char)(r.v[c] >> 29);
   }
@@ -102,7 +100,7 @@ __device__ __forceinline__ void update_block(u64 *L0, int bx, int by, int bz, u3
   long long dbb = 0, moves = 0;
   P4 r;
   for (int h = 0; h < HITS; h++) {
-    if ((h & 1) == 0) r = philox(g, t, sample, (STREAM_DT << 24) | (u32)(h >> 1), k0, k1);
+    if ((h & 1) == 0) r = philox(g, t, sample, (STREAM_FCC_DT << 24) | (u32)(h >> 1), k0, k1);
     const u32 a = (h & 1) ? r.v[2] : r.v[0];
     const u32 u = (h & 1) ? r.v[3] : r.v[1];
     const int s = sets[h];

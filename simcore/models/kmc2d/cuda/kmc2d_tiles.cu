@@ -28,7 +28,6 @@
 #define NG2 ((NG1 + 7) / 8)  // level-2 groups
 #define NL (NG1 * 8)         // leaves padded with infinity to whole groups
 #define NG1P (NG2 * 8)       // level-1 slots padded to whole groups
-#define STREAM_KMC 0x30u
 #define STATE_MIX 0x9E3779B97F4A7C15ull
 static_assert(NG2 <= 8, "level 2 must fit the registers of the event thread (B <= 8)");
 static_assert(NL > NI, "a padded leaf (time infinity) stands for the padded level-1 slots");

@@ -51,8 +51,8 @@
 #define POSBITS (NPOS <= 256 ? 8 : 16)
 #define PER_CALL (FAST ? 128 / POSBITS : (POSBITS == 8 ? 4 : 2))
 
-#define TAG_BLOCKSET (0x03u << 24)
-#define TAG_THREAD (0x04u << 24)
+#define TAG_BLOCKSET (STREAM_BLOCKSET << 24)
+#define TAG_THREAD (STREAM_THREAD << 24)
 
 // (24-bit uniform, position) of the j-th attempt of a Philox call (decomposed.py, _thread_draw)
 __device__ __forceinline__ void draw(const P4 &r, int j, u32 &u, u32 &pos) {

@@ -1,20 +1,22 @@
-"""Benchmarks of the kernels: update attempts per ns, median over repeats.
-
-Benchmarks are not tests: they print a table with the machine, the commit and
-the exact command, to be copied into BENCHMARKS.md (or appended with
-``--append``).
+"""KPZ benchmarks: update attempts per ns of the random-sequential CPU kernel
+(``simcore bench sequential``) and of the domain-decomposition schemes on the GPU or all
+CPU cores (``simcore bench dd``; kelling2017 Fig. 7, kelling2012 Figs. 4/5), median over
+repeats.
 """
 
 from __future__ import annotations
 
-import shlex
+import argparse
 import statistics
 import sys
 import time
 
 import numpy as np
 
-from simcore.io.provenance import cpu_name, git_commit, now_iso, simcore_version
+from simcore.benchreport import add_backend_option, add_output_options, report
+from simcore.checks import ConfigError
+from simcore.io.provenance import cpu_name, git_commit
+from simcore.models.spec import BenchKernel
 
 
 def bench_sequential(
@@ -42,40 +44,6 @@ def bench_sequential(
         rates.append(mcs * n / (time.perf_counter() - start) / 1e9)
         t += mcs
     return rates
-
-
-def report(title: str, machine: str, commit: str, table: list[str], append: str | None) -> str:
-    """The markdown report of a benchmark (title, machine, version, the exact command,
-    the table); also appended to ``append`` if given."""
-    cmd = "simcore " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    lines = [
-        f"### {title} ({now_iso()[:10]})",
-        "",
-        f"- {machine}",
-        f"- simcore {simcore_version()}, commit `{commit}`",
-        f"- command: `{cmd}`",
-        "",
-        *table,
-    ]
-    report = "\n".join(lines) + "\n"
-    if append:
-        with open(append, "a") as fh:
-            fh.write("\n" + report)
-    return report
-
-
-def append_csv_row(path: str, fields: tuple[str, ...], row: dict) -> None:
-    """Append one benchmark row to a CSV table (header first if the file is new); floats
-    with 6 significant digits."""
-    import csv
-    import os
-
-    new = not os.path.exists(path)
-    with open(path, "a", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=fields)
-        if new:
-            w.writeheader()
-        w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()})
 
 
 BENCH_CSV_FIELDS = (
@@ -115,9 +83,9 @@ def bench_dd(
     launches), and count as samples x L^2 attempts per MCS.  The lattices are
     roughened for ``warmup`` MCS first (this also compiles the kernels).
     """
+    from simcore.models.kpz.geometry import geometry_from_config
     from simcore.models.kpz.lattice import flat_lattice
     from simcore.rng import uniform_threshold
-    from simcore.schedules.decomposed import geometry_from_config
 
     geo = geometry_from_config(cfg)
     params = (np.uint64(uniform_threshold(cfg["p"])), np.uint64(uniform_threshold(cfg["q"])))
@@ -127,7 +95,7 @@ def bench_dd(
     if cfg["backend"] == "gpu":
         import cupy as cp
 
-        from simcore.models import gpu_device_name
+        from simcore.backends.cuda import gpu_device_name
         from simcore.models.kpz.gpu import DDKernel
 
         kern = DDKernel(geo, params, cells_per_thread)
@@ -260,3 +228,72 @@ def run_bench(
         lines,
         append,
     )
+
+
+def _int_pair(key: str, text: str) -> list[int]:
+    try:
+        a, b = (int(x) for x in text.split(","))
+    except ValueError:
+        raise ConfigError(key, text, "must be two integers like 1,1") from None
+    return [a, b]
+
+
+def _common(ap: argparse.ArgumentParser, L: list[int]) -> None:
+    ap.add_argument("--L", type=int, nargs="+", default=L,
+                    help=f"lateral sizes, powers of two (default {' '.join(map(str, L))})")
+    ap.add_argument("--mcs", type=int, default=2, help="MCS per repeat (default 2)")
+    ap.add_argument("--repeats", type=int, default=5, help="timed repeats (default 5)")
+    ap.add_argument("--warmup", type=int, default=2, help="MCS before timing (default 2)")
+    ap.add_argument("-p", type=float, default=1.0, help="deposition probability (default 1)")
+    ap.add_argument("-q", type=float, default=0.0, help="removal probability (default 0)")
+    add_output_options(ap)  # fmt: skip
+
+
+def _sequential_arguments(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--dim", type=int, nargs="+", default=[2], choices=[1, 2],
+                    help="substrate dimensions (default 2)")  # fmt: skip
+    _common(ap, [4096, 16384])
+
+
+def _run_sequential(args: argparse.Namespace) -> str:
+    for L in args.L:
+        if L < 32 or L & (L - 1):
+            raise ConfigError("--L", L, "must be a power of two >= 32")
+    return run_bench("sequential", args.dim, args.L, args.mcs, args.repeats, args.warmup,
+                     args.p, args.q, args.append)  # fmt: skip
+
+
+def _dd_arguments(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--scheme", nargs="+", default=["DTrDT"], help="DD schemes, e.g. DTrDB")
+    ap.add_argument("--tc", nargs="+", default=["1,1"],
+                    help="thread cells a,b (log2 words), e.g. 1,1 3,2")
+    ap.add_argument("--domain", default="128,128", help="device-layer domain Dx,Dy in sites")
+    add_backend_option(ap)
+    ap.add_argument("--samples", type=int, default=1, help="samples per launch")
+    ap.add_argument("--cells-per-thread", type=int, default=0,
+                    help="gpu: thread cells per GPU thread (0: the default; results do not "
+                    "depend on it)")  # fmt: skip
+    _common(ap, [4096, 16384])
+
+
+def _run_dd(args: argparse.Namespace) -> str:
+    return run_bench_dd(
+        args.scheme, [_int_pair("--tc", t) for t in args.tc], _int_pair("--domain", args.domain),
+        args.backend, args.L, args.p, args.q, args.samples, args.mcs, args.repeats,
+        args.warmup, args.append, args.csv, args.cells_per_thread,
+    )  # fmt: skip
+
+
+SEQUENTIAL = BenchKernel(
+    "sequential",
+    "KPZ: the random-sequential CPU kernel (attempts per ns, one core)",
+    _sequential_arguments,
+    _run_sequential,
+)
+DD = BenchKernel(
+    "dd",
+    "KPZ: domain-decomposition schemes on the GPU or all CPU cores (attempts per ns; "
+    "kelling2017 Fig. 7)",
+    _dd_arguments,
+    _run_dd,
+)

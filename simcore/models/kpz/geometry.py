@@ -72,11 +72,7 @@ import numba
 import numpy as np
 
 from simcore.rng.philox import philox4x32
-
-STREAM_DEVICE = 0x02
-STREAM_BLOCKSET = 0x03
-STREAM_THREAD = 0x04
-STREAM_DOMAIN = 0x05
+from simcore.rng.streams import STREAM_DEVICE
 
 DEVICE_SCHEMES = ("DTr", "DT", "cDB", "DB")  # longest prefix first where they overlap
 BLOCK_SCHEMES = ("", "DT", "DB")

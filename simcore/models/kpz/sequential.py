@@ -20,7 +20,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from simcore.rng.philox import STREAM_SEQUENTIAL, philox4x32
+from simcore.rng.philox import philox4x32
+from simcore.rng.streams import STREAM_SEQUENTIAL
 
 _TAG = np.uint32(STREAM_SEQUENTIAL << 24)
 BATCH = 32  # Philox calls per batch (two attempts each)

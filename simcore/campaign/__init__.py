@@ -1,0 +1,29 @@
+"""Campaigns: a campaign file's schema and validation (:mod:`.schema`), its points and
+jobs (:mod:`.plan`), their resource requests (:mod:`.resources`) and the text of the job
+files (:mod:`.jobfiles`).  Pure Python: the Snakemake rules only ask this package."""
+
+from simcore.campaign.jobfiles import job_config_yaml
+from simcore.campaign.plan import (
+    NAME_PATTERN,
+    Campaign,
+    CampaignFigure,
+    Point,
+    load_campaign,
+    n_blocks,
+)
+from simcore.campaign.resources import job_resources
+from simcore.campaign.schema import SCHEMA_PATH, CampaignError, validate_config
+
+__all__ = [
+    "NAME_PATTERN",
+    "SCHEMA_PATH",
+    "Campaign",
+    "CampaignError",
+    "CampaignFigure",
+    "Point",
+    "job_config_yaml",
+    "job_resources",
+    "load_campaign",
+    "n_blocks",
+    "validate_config",
+]

@@ -1,0 +1,487 @@
+"""Campaign files -> parameter points -> jobs -> run configs (pure Python, no Snakemake).
+
+A campaign (``config/<campaign>.yaml``) names one model and lists grid entries of its
+keys; every entry expands to the Cartesian product of its lists into parameter *points*,
+each with its model's canonical name (``kpz_d2_L256_p1_q0_sequential_cpu``).  A point's
+samples are split into *blocks* of ``samples_per_job`` samples (the last block holds the
+remainder); one block is one job, i.e. one run config and one ``simcore run``.
+
+Nothing here knows a model: the keys, their checks and the point names come from the
+model's spec (:mod:`simcore.models.spec`), found in the registry.  Every point is
+checked by the engine's own run-config validation, so a campaign is valid exactly when
+its jobs are.
+
+Incrementality: a job's run config depends only on its own point's settings, its block
+index and the campaign seed and name (:func:`simcore.seeding.job_seed`), so adding
+samples (new blocks) or points leaves every existing job's config, and so its output,
+unchanged.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from simcore.campaign.resources import job_resources, resource_parameters
+from simcore.campaign.schema import CampaignError, validate_config
+from simcore.checks import ConfigError, closest
+from simcore.config import validate_run_config
+from simcore.models import registry
+from simcore.models.spec import Key, ModelSpec, PaperFigure
+from simcore.seeding import job_seed
+
+#: Characters allowed in point and campaign names (also the Snakemake wildcard constraint).
+NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.\-]*"
+#: Settings of every point that are not model keys; a point entry may override them.
+ENTRY_SETTINGS = ("backend", "t_max", "points_per_decade", "samples", "samples_per_job")
+#: Point settings ``select:`` may name besides the model's keys.
+SELECT_SETTINGS = ("backend", "t_max", "samples")
+
+
+def n_blocks(samples: int, samples_per_job: int) -> int:
+    """Number of jobs of a point: ``ceil(samples / samples_per_job)``."""
+    return -(-int(samples) // int(samples_per_job))
+
+
+@dataclass(frozen=True)
+class Point:
+    """One parameter point: the settings every point has, and its model's (``settings``:
+    the model's keys of its validated run config, in the spec's order)."""
+
+    name: str
+    model: str
+    backend: str
+    t_max: int
+    points_per_decade: int
+    samples: int
+    samples_per_job: int
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+    def get(self, key: str) -> Any:
+        """A setting by name (the common ones or the model's; ``None`` if absent)."""
+        if key in ("name", "model", *ENTRY_SETTINGS):
+            return getattr(self, key)
+        return self.settings.get(key)
+
+    @property
+    def n_blocks(self) -> int:
+        """Number of jobs (blocks) of this point."""
+        return n_blocks(self.samples, self.samples_per_job)
+
+    @property
+    def blocks(self) -> range:
+        """Block indices ``0 .. n_blocks - 1``."""
+        return range(self.n_blocks)
+
+    def block_samples(self, block: int) -> int:
+        """Samples in ``block``: ``samples_per_job``, except the last block's remainder."""
+        if not 0 <= block < self.n_blocks:
+            raise ValueError(f"point {self.name}: block {block} not in [0, {self.n_blocks})")
+        return min(self.samples_per_job, self.samples - block * self.samples_per_job)
+
+
+@dataclass(frozen=True)
+class CampaignFigure:
+    """A comparison figure that a campaign draws: its file stem, the figure of the
+    registry's table, and its points (``None``: all; empty for a figure of benchmarks)."""
+
+    name: str
+    figure: PaperFigure
+    points: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Campaign:
+    """A validated, expanded campaign: its model, name, master seed and ordered points."""
+
+    name: str
+    seed: int
+    spec: ModelSpec
+    points: tuple[Point, ...]
+    resources: Mapping[str, float]
+    threads: int = 1
+    stage_size: int = 100
+    paper_figures: tuple[CampaignFigure, ...] = ()
+    benchmarks: tuple[str, ...] = ()
+    _index: dict[str, Point] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # name -> point, so per-job look-ups stay O(1) in campaigns of many points
+        object.__setattr__(self, "_index", {pt.name: pt for pt in self.points})
+
+    @property
+    def model(self) -> str:
+        """The name of the campaign's model."""
+        return self.spec.name
+
+    def paper_figure(self, name: str) -> CampaignFigure:
+        """The comparison figure called ``name`` (``KeyError`` naming it if absent)."""
+        for fig in self.paper_figures:
+            if fig.name == name:
+                return fig
+        raise KeyError(f"campaign {self.name} has no paper figure {name!r}")
+
+    @property
+    def bench_kernels(self) -> list[str]:
+        """The ``simcore bench`` kernels whose tables this campaign's figures draw."""
+        kernels = [k for fig in self.paper_figures for k in fig.figure.bench]
+        return list(dict.fromkeys(kernels))
+
+    def bench_lines(self, kernel: str) -> list[str]:
+        """The ``benchmarks`` lines of one kernel, without the kernel word; one empty line
+        (the kernel's defaults) when a figure needs the kernel and no line names it."""
+        lines = []
+        for line in self.benchmarks:
+            first, _, rest = line.strip().partition(" ")
+            if first == kernel:
+                lines.append(rest.strip())
+        return lines or [""]
+
+    def figure_points(self, name: str) -> list[str]:
+        """Names of the points drawn in the comparison figure ``name``, in campaign order."""
+        fig = self.paper_figure(name)
+        return self.point_names if fig.points is None else list(fig.points)
+
+    @property
+    def point_names(self) -> list[str]:
+        """Point names in campaign-file order."""
+        return [pt.name for pt in self.points]
+
+    def point(self, name: str) -> Point:
+        """The point called ``name`` (``KeyError`` naming it if absent)."""
+        if name in self._index:
+            return self._index[name]
+        raise KeyError(f"campaign {self.name} has no point {name!r}")
+
+    def jobs(self) -> Iterator[tuple[str, int]]:
+        """All jobs as ``(point name, block)`` pairs."""
+        for pt in self.points:
+            for b in pt.blocks:
+                yield pt.name, b
+
+    def job_config(self, point: str, block: int) -> dict[str, Any]:
+        """The run config of one job, keys exactly as ``simcore run`` expects: ``model``,
+        the model's point keys, ``backend``, then samples, seed, t_max, the model's other
+        keys (e.g. waiting times), points_per_decade, sample_offset and the names.
+
+        It depends only on this point's settings, the block index and the campaign
+        name and seed, so it is stable when samples or points are added elsewhere.
+        """
+        pt = self.point(point)
+        block = int(block)
+        keys = self.spec.keys
+        settings = {k: _job_value(v) for k, v in pt.settings.items()}
+        cfg: dict[str, Any] = {"model": pt.model}
+        cfg.update((k, v) for k, v in settings.items() if keys[k].point)
+        cfg.update(
+            backend=pt.backend,
+            samples=pt.block_samples(block),
+            seed=job_seed(self.seed, self.name, pt.name, block),
+            t_max=pt.t_max,
+        )
+        cfg.update((k, v) for k, v in settings.items() if not keys[k].point)
+        cfg.update(
+            points_per_decade=pt.points_per_decade,
+            sample_offset=block * pt.samples_per_job,
+            campaign=self.name,
+            point=pt.name,
+            block=block,
+        )
+        return cfg
+
+    def summary(self, points: list[str] | None = None) -> str:
+        """What a campaign (or its ``points``) runs, for report captions: points,
+        samples, engine version."""
+        from simcore.io.provenance import git_commit, simcore_version
+
+        chosen = self.points if points is None else [self.point(n) for n in points]
+        unit = f" {self.spec.time_unit}" if self.spec.time_unit else ""
+        parts = [f"{pt.name} ({pt.samples} samples to t = {pt.t_max}{unit})" for pt in chosen]
+        return (
+            f"{len(chosen)} parameter point(s): "
+            + "; ".join(parts)
+            + f". simcore {simcore_version()}, git {git_commit() or 'n/a'}."
+        )
+
+    def job_threads(self, point: str) -> int:
+        """CPU threads of a job of ``point``: the campaign's ``threads`` for a CPU job whose
+        schedule runs in parallel (the spec says which), else 1."""
+        pt = self.point(point)
+        if pt.backend != "cpu" or not self.spec.uses_threads(pt.settings):
+            return 1
+        return self.threads
+
+    @property
+    def figures(self) -> dict[str, str]:
+        """The campaign figures (file stem -> what it shows) that the figures rule writes."""
+        return self.spec.campaign_figures([pt.settings for pt in self.points])
+
+    @property
+    def figure_names(self) -> list[str]:
+        """The file stems of :attr:`figures`."""
+        return list(self.figures)
+
+    def job_resources(self, point: str, block: int, attempt: int = 1) -> dict[str, int]:
+        """Snakemake resources (``runtime`` in minutes, ``mem_mb``, ``gpu``) of one job;
+        the runtime and memory double with every retry ``attempt``."""
+        job = self.job_config(point, block)
+        return job_resources(self.spec, job, attempt=attempt, parameters=self.resources)
+
+
+def _job_value(value: Any) -> Any:
+    """A point setting as a run-config value (tuples become lists, as YAML writes them)."""
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _as_list(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list) else [value]
+
+
+def _alternatives(key: Key, value: Any) -> list[Any]:
+    """The values of one key that an entry lists (one point each)."""
+    if key.kind == "list":
+        return [value]
+    if key.kind == "pair":  # one pair, or a list of pairs
+        return list(value) if value and isinstance(value, list) and isinstance(value[0], list) else [value]
+    return _as_list(value)
+
+
+def _applying(spec: ModelSpec, settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings without the keys that do not apply to them (in the spec's order)."""
+    out: dict[str, Any] = {}
+    for name in spec.keys:
+        if name in settings and spec.applies(name, out):
+            out[name] = settings[name]
+    return out
+
+
+def _probe(where: str, run: dict[str, Any], block_key: str) -> dict[str, Any]:
+    """Validate a point's run config with the engine's own checks, naming the entry;
+    ``block_key`` is the entry key that set the probe's ``samples``."""
+    try:
+        return validate_run_config(run)
+    except ConfigError as exc:
+        key = block_key if exc.key in ("samples", "sample_offset") else exc.key
+        raise CampaignError(f"{where}.{key}: {exc.value!r}: {exc.reason}") from None
+
+
+def expand_entry(
+    spec: ModelSpec, cfg: Mapping[str, Any], idx: int, entry: Mapping[str, Any]
+) -> list[Point]:
+    """The points of one grid entry: the product of its listed values (and of the
+    campaign-wide defaults of the model's keys), without the keys that do not apply."""
+    where = f"points[{idx}]"
+    for key, value in entry.items():
+        if key not in spec.keys and key not in ENTRY_SETTINGS:
+            known = [*spec.keys, *ENTRY_SETTINGS]
+            raise CampaignError(
+                f"{where}.{key}: not a key of model {spec.name}{closest(key, known)} "
+                f"(value: {value!r}; keys: {', '.join(known)})"
+            )
+
+    def setting(key: str) -> Any:
+        if key in entry:
+            return entry[key]
+        if key in cfg:
+            return cfg[key]
+        raise CampaignError(f"{where}.{key}: missing (set it here or campaign-wide)")
+
+    common = {
+        "t_max": setting("t_max"),
+        "points_per_decade": setting("points_per_decade"),
+        "samples": setting("samples"),
+        "samples_per_job": setting("samples_per_job"),
+    }
+    for key, value in common.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise CampaignError(f"{where}.{key}: {value!r}: must be an integer >= 1")
+    given = {k: entry[k] if k in entry else cfg[k] for k in spec.keys if k in entry or k in cfg}
+    names = [*given, "backend"]
+    choices = [_alternatives(spec.keys[k], v) for k, v in given.items()]
+    choices.append(_as_list(setting("backend")))
+    samples, per_job = common["samples"], common["samples_per_job"]
+    last = samples - (n_blocks(samples, per_job) - 1) * per_job
+    probes = [(min(samples, per_job), 0, "samples_per_job" if samples > per_job else "samples")]
+    if 0 < last < per_job and samples > per_job:
+        probes.append((last, samples - last, "samples"))
+    points, seen, used = [], set(), set()
+    for combo in itertools.product(*choices):
+        chosen = dict(zip(names, combo, strict=True))
+        backend = chosen.pop("backend")
+        settings = _applying(spec, chosen)
+        signature = json.dumps([settings, backend], sort_keys=True, default=str)
+        if signature in seen:  # a key that does not apply here made a copy
+            continue
+        seen.add(signature)
+        used.update(settings)
+        for block_samples, offset, block_key in probes:
+            run = _probe(
+                where,
+                {
+                    "model": spec.name, **settings, "backend": backend, "samples": block_samples,
+                    "sample_offset": offset, "seed": 0, "t_max": common["t_max"],
+                    "points_per_decade": common["points_per_decade"],
+                },
+                block_key,
+            )  # fmt: skip
+        points.append(
+            Point(
+                name=spec.point_name(run),
+                model=spec.name,
+                backend=str(backend),
+                settings={k: run[k] for k in spec.keys if k in run},
+                **common,
+            )
+        )
+    for key in entry:
+        if key in spec.keys and key not in used:
+            rule = spec.keys[key]
+            raise CampaignError(
+                f"{where}.{key}: {entry[key]!r}: is a key of {rule.applies_to}, which no point "
+                "of this entry is"
+            )
+    return points
+
+
+def _check_campaign_keys(spec: ModelSpec, cfg: Mapping[str, Any]) -> None:
+    """Campaign-wide keys beyond the schema's must be the model's (defaults of entries)."""
+    from simcore.campaign.schema import load_schema
+
+    schema_keys = set(load_schema()["properties"])
+    for key, value in cfg.items():
+        if key not in schema_keys and key not in spec.keys:
+            known = sorted(schema_keys | set(spec.keys))
+            raise CampaignError(
+                f"{key}: unknown key{closest(key, known)} (value: {value!r}; model "
+                f"{spec.name} keys: {', '.join(spec.keys)})"
+            )
+
+
+def load_campaign(
+    source: Mapping[str, Any] | str | os.PathLike[str],
+    schema_path: str | os.PathLike[str] | None = None,
+) -> Campaign:
+    """Validate and expand a campaign (a dict, or the path of a campaign YAML file).
+
+    Raises :class:`CampaignError` (a ``ValueError``; one line naming key and value) for an
+    invalid campaign: the schema, an unknown model, keys the model lacks, every point
+    checked as a run config, unique point names, the paper figures and benchmark lines.
+    """
+    if isinstance(source, str | os.PathLike):
+        try:
+            with open(source, encoding="utf-8") as fh:
+                raw = yaml.safe_load(fh)
+        except OSError as exc:
+            raise CampaignError(f"{os.fspath(source)}: cannot read: {exc.strerror}") from None
+        except yaml.YAMLError as exc:
+            first = str(exc).splitlines()[0]
+            raise CampaignError(f"{os.fspath(source)}: not valid YAML: {first}") from None
+        if not isinstance(raw, dict):
+            raise CampaignError(f"{os.fspath(source)} is not a YAML mapping")
+    else:
+        raw = source
+    cfg = validate_config(raw, schema_path)
+    try:
+        spec = registry.get(cfg["model"])
+    except ConfigError as exc:
+        raise CampaignError(f"model: {exc.value!r}: {exc.reason}") from None
+    _check_campaign_keys(spec, cfg)
+    points: list[Point] = []
+    seen: dict[str, int] = {}
+    for idx, entry in enumerate(cfg["points"]):
+        for pt in expand_entry(spec, cfg, idx, entry):
+            if pt.name in seen:
+                raise CampaignError(
+                    f"points[{idx}]: duplicate point {pt.name} "
+                    f"(already defined by points[{seen[pt.name]}])"
+                )
+            seen[pt.name] = idx
+            points.append(pt)
+    for pt in points:
+        if not re.fullmatch(NAME_PATTERN, pt.name):
+            raise CampaignError(f"point name {pt.name!r} has characters a file name cannot hold")
+    figures = _paper_figures(spec, cfg["paper_figures"], points)
+    return Campaign(
+        name=cfg["campaign"],
+        seed=int(cfg["seed"]),
+        spec=spec,
+        points=tuple(points),
+        resources=resource_parameters(spec, cfg["job_resources"]),
+        threads=int(cfg["threads"]),
+        stage_size=int(cfg["aggregate_stage_size"]),
+        paper_figures=figures,
+        benchmarks=_benchmarks(cfg["benchmarks"]),
+    )
+
+
+def _selected(value: Any, wanted: Any) -> bool:
+    """Whether a point setting ``value`` is among the ``wanted`` value(s) of a select."""
+    if isinstance(value, list | tuple):  # tc, domain: one pair, or a list of pairs
+        pairs = wanted if wanted and isinstance(wanted[0], list) else [wanted]
+        return any(list(value) == list(w) for w in pairs)
+    return any(value == w for w in _as_list(wanted))
+
+
+def _paper_figures(
+    spec: ModelSpec, entries: list[Any], points: list[Point]
+) -> tuple[CampaignFigure, ...]:
+    """The campaign's comparison figures, each with its selected points (see the schema)."""
+    table = registry.paper_figures()
+    figures: list[CampaignFigure] = []
+    for idx, entry in enumerate(entries):
+        where = f"paper_figures[{idx}]"
+        entry = {"figure": entry} if isinstance(entry, str) else entry
+        kind = entry["figure"]
+        if kind not in table:
+            raise CampaignError(
+                f"{where}.figure: {kind!r}: not a paper figure of the registered models"
+                f"{closest(kind, table)} (known: {', '.join(table)})"
+            )
+        figure = table[kind][1]
+        name = str(entry.get("name", kind))
+        select = entry.get("select")
+        chosen: tuple[str, ...] | None = () if figure.bench else None
+        if select is not None:
+            if figure.bench:
+                raise CampaignError(
+                    f"{where}.select: {kind} is drawn from benchmarks "
+                    f"({', '.join(figure.bench)}), not points"
+                )
+            allowed = (*spec.keys, *SELECT_SETTINGS)
+            for key in select:
+                if key not in allowed:
+                    raise CampaignError(
+                        f"{where}.select.{key}: not a setting of model {spec.name}"
+                        f"{closest(key, allowed)}"
+                    )
+            chosen = tuple(
+                pt.name
+                for pt in points
+                if all(_selected(pt.get(key), want) for key, want in select.items())
+            )
+            if not chosen:
+                raise CampaignError(f"{where}.select: matches no point (value: {select!r})")
+        if name in {f.name for f in figures}:
+            raise CampaignError(f"{where}.name: {name!r} is used twice")
+        figures.append(CampaignFigure(name=name, figure=figure, points=chosen))
+    return tuple(figures)
+
+
+def _benchmarks(lines: list[str]) -> tuple[str, ...]:
+    """The ``benchmarks`` lines, each of which must start with a known kernel."""
+    kernels = registry.bench_kernel_names()
+    for idx, line in enumerate(lines):
+        first = line.strip().partition(" ")[0]
+        if first not in kernels:
+            raise CampaignError(
+                f"benchmarks[{idx}]: {line!r}: must start with a simcore bench kernel"
+                f"{closest(first, kernels)} (known: {', '.join(kernels)})"
+            )
+    return tuple(line.strip() for line in lines)

@@ -1,0 +1,175 @@
+"""The fcc binary alloy's spec: its run-config keys, checks, point names, costs, figures."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from simcore.checks import ConfigError, check_int, check_real
+from simcore.models.spec import Key, ModelSpec, PaperFigure, Simulation, Work, format_number
+from simcore.sampling import n_times_estimate
+
+#: Which species move (B only: the physics; both: the paper's GPU code).
+ACTIVE = ("B", "both")
+#: The schedules (simcore.models.fcc): random-sequential, two-layer double tiling, slabs.
+SCHEMES = ("sequential", "dt", "slabs")
+#: The key of each decomposed schedule's geometry (a run config holds only its own).
+SCHEME_KEYS = {"dt": "block_side", "slabs": "n_slabs"}
+#: Smallest L: one slab of 8 planes (scheme dt needs 16: two blocks of side 8 per axis).
+MIN_L = 8
+#: Sites of the L^3 box per second that the observables (S(k) by FFT, bond counts) get
+#: through on one core (measured: 1.7e-7 s per site at L = 64).
+MEASURE_SITES_PER_SECOND = 5e6
+#: Scratch bytes per site of the L^3 box while S(k) is measured (index and wavevector
+#: grids, the complex FFT, the shell indices).
+MEASURE_BYTES_PER_SITE = 160
+_KELLING = "kelling2012"
+
+
+def _scheme_is(scheme: str):
+    return lambda cfg: cfg.get("scheme") == scheme
+
+
+class FCCSpec(ModelSpec):
+    """fcc binary alloy (kelling2012): Kawasaki exchange KMC on the fcc sites of a periodic
+    L^3 box after a quench from a random mixture; random-sequential, two-layer double
+    tiling (CPU cores or the GPU, the same lattices) or slabs with dead borders."""
+
+    name = "fcc"
+    title = "fcc binary alloy, Kawasaki exchange KMC after a quench (kelling2012)"
+    keys = {
+        "L": Key("side of the periodic L^3 simple cubic box of the fcc sites, even, >= 8",
+                 type="int"),
+        "c": Key("B concentration, 0 < c < 1 (random mixture at t = 0)", type="float"),
+        "epsilon": Key("B-B bond energy over k_B T, >= 0 (quench depth)", type="float"),
+        "active": Key("species that move: B (the physics) or both (the paper's GPU code); "
+                      "default B for scheme sequential, both for dt and slabs (which need it)",
+                      default=None, type="str"),
+        "scheme": Key("schedule: sequential, dt (two-layer double tiling: the GPU kernel and "
+                      "the CPU DD) or slabs (1D dead border: the MPI code's twin)",
+                      default="sequential", type="str", choices=SCHEMES),
+        "block_side": Key("block side b, a power of two >= 8 (gpu: <= 64), L a multiple of 2 b",
+                          default=32, type="int", applies=_scheme_is("dt"),
+                          applies_to="scheme dt"),
+        "n_slabs": Key("number of slabs P, L % P == 0, L / P >= 8", default=4, type="int",
+                       applies=_scheme_is("slabs"), applies_to="scheme slabs"),
+    }  # fmt: skip
+    time_unit = "MCS"
+    resource_rates = {
+        "alloy_attempts_per_second": (1e7, "exchange attempts per second of one CPU job, "
+                                      "whatever its scheme (measured: 1.4e7 on one core)"),
+        "gpu_alloy_attempts_per_second": (1e9, "exchange attempts per second of one GPU job"),
+    }  # fmt: skip
+    analysis = "analysis.fcc"
+    paper_figures = (
+        PaperFigure("kelling2012_fig6", _KELLING, "Fig. 6: speed of every implementation "
+                    "relative to the fastest single core", "analysis.kelling2012:fig6",
+                    bench=("fcc",)),
+        PaperFigure("kelling2012_fig7", _KELLING, "Fig. 7: run time along a quench vs open "
+                    "bonds", "analysis.kelling2012:fig7", bench=("fcc",)),
+    )  # fmt: skip
+    bench_kernels = {"fcc": "simcore.models.fcc.bench:FCC"}
+
+    def validate(self, cfg: dict[str, Any]) -> None:
+        """Lattice, concentration, bond energy, active species, the scheme's geometry and
+        the backend."""
+        L = check_int(cfg, "L", lo=MIN_L)
+        if L % 2:
+            raise ConfigError("L", L, "must be even (the fcc sublattice of the periodic L^3 box)")
+        if L**3 // 2 > 2**32:
+            raise ConfigError("L", L, "L^3 / 2 sites must be <= 2^32 (32-bit Philox counter words)")
+        c = check_real(cfg, "c")
+        if not 0.0 < c < 1.0:
+            raise ConfigError("c", cfg["c"], "must lie in (0, 1), strictly")
+        cfg["c"] = c
+        eps = check_real(cfg, "epsilon")
+        if eps < 0:
+            raise ConfigError("epsilon", cfg["epsilon"], "must be a number >= 0")
+        cfg["epsilon"] = eps
+        scheme = cfg["scheme"]
+        if cfg["active"] is None:
+            cfg["active"] = "B" if scheme == "sequential" else "both"
+        if cfg["active"] not in ACTIVE:
+            raise ConfigError("active", cfg["active"], f"must be one of {', '.join(ACTIVE)}")
+        if cfg["active"] == "B" and scheme != "sequential":
+            raise ConfigError(
+                "active",
+                "B",
+                f"scheme {scheme} needs both species active (with only B active a particle can "
+                "leave the region being updated but not come back: biased equilibrium)",
+            )
+        if scheme == "dt":
+            from simcore.models.fcc.decomposed import MAX_BLOCK, MIN_BLOCK
+
+            b = check_int(cfg, "block_side", lo=MIN_BLOCK)
+            if b & (b - 1) or b > MAX_BLOCK:
+                raise ConfigError("block_side", b, f"must be a power of two <= {MAX_BLOCK}")
+            if L % (2 * b):
+                raise ConfigError("L", L, f"scheme dt needs a multiple of 2 x block_side = {2 * b}")
+        elif scheme == "slabs":
+            from simcore.models.fcc.slabs import MIN_LZ
+
+            P = check_int(cfg, "n_slabs", lo=1)
+            if L % P:
+                raise ConfigError("L", L, f"scheme slabs needs a multiple of n_slabs = {P}")
+            if L // P < MIN_LZ:
+                raise ConfigError("n_slabs", P, f"slabs of L / n_slabs = {L // P} < {MIN_LZ} planes")
+        if cfg["backend"] == "gpu" and scheme != "dt":
+            raise ConfigError("scheme", scheme, "the gpu backend runs scheme dt only")
+
+    def point_name(self, cfg: Mapping[str, Any]) -> str:
+        """``fcc_L64_c0.325_eps1.5_B_sequential_cpu``; scheme dt carries its block side
+        (``..._both_dt32_gpu``), scheme slabs its number of slabs (``..._both_slabs4_cpu``)."""
+        how = cfg["scheme"]
+        if how == "dt":
+            how = f"dt{int(cfg['block_side'])}"
+        elif how == "slabs":
+            how = f"slabs{int(cfg['n_slabs'])}"
+        par = f"L{int(cfg['L'])}_c{format_number(cfg['c'])}_eps{format_number(cfg['epsilon'])}"
+        return f"fcc_{par}_{cfg['active']}_{how}_{cfg['backend']}"
+
+    def uses_threads(self, cfg: Mapping[str, Any]) -> bool:
+        """dt (the CPU DD) and slabs run their blocks or slabs in parallel."""
+        return cfg.get("scheme") in SCHEME_KEYS
+
+    def work(self, job: Mapping[str, Any], rates: Mapping[str, float]) -> Work:
+        """``L^3/2 t_max samples`` exchange attempts (CPU: at one core's rate, whatever the
+        scheme, a conservative guess for dt and slabs), plus the observables: every sampling
+        time measures S(k) by an FFT of the L^3 box at :data:`MEASURE_SITES_PER_SECOND`.
+        Memory: the lattices (L^3/16 bytes per sample), the results (S(k) of L/2 shells per
+        sample and time, the slice) and :data:`MEASURE_BYTES_PER_SITE` of FFT scratch."""
+        L, samples, t_max = int(job["L"]), int(job["samples"]), int(job["t_max"])
+        gpu = job["backend"] == "gpu"
+        rate = rates["gpu_alloy_attempts_per_second" if gpu else "alloy_attempts_per_second"]
+        n_times = n_times_estimate(t_max, int(job["points_per_decade"]), 0)
+        seconds = L**3 // 2 * t_max * samples / rate
+        seconds += n_times * samples * L**3 / MEASURE_SITES_PER_SECOND
+        return Work(
+            seconds=seconds,
+            state_bytes=samples * L * L * 8 * -(-L // 128),
+            result_bytes=samples * (8 * n_times * (L // 2 + 5) + min(L, 256) ** 2),
+            scratch_bytes=MEASURE_BYTES_PER_SITE * L**3,
+        )
+
+    def campaign_figures(self, points: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+        """Domain growth, its exponent, open bonds, the scaled S(k, t) and the slice."""
+        return {
+            "domain_size": "domain size L(t) with a t^(1/3) guide",
+            "x_eff": "effective coarsening exponent x_eff(t) = d ln L / d ln t",
+            "open_bonds": "A-B bonds per B particle vs time",
+            "structure_factor": "scaled structure factor S(k, t) at a few times",
+            "slice": "the plane z = 0 at t_max of the first sample of each point",
+        }
+
+    def simulation(self, cfg: dict[str, Any]) -> Simulation:
+        """The CPU job (sequential, dt or slabs), or its GPU subclass (dt)."""
+        if cfg["backend"] == "gpu":
+            from simcore.models.fcc.simulation import FCCGPUSimulation
+
+            return FCCGPUSimulation(cfg)
+        from simcore.models.fcc.simulation import FCCSimulation
+
+        return FCCSimulation(cfg)
+
+
+SPEC = FCCSpec()

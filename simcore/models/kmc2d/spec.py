@@ -1,0 +1,181 @@
+"""The exact 2D KMC model's spec: its run-config keys, checks, point names, costs, figures."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from simcore.checks import ConfigError, check_choice, check_int, check_real
+from simcore.models.kmc2d.gpu import GPU_TILES
+from simcore.models.kmc2d.rates import PARAMS
+from simcore.models.spec import Key, ModelSpec, PaperFigure, Simulation, Work, format_number
+from simcore.sampling import n_times_estimate
+
+SCHEMES = ("tiles", "serial", "bkl")
+STARTS = ("flat", "random")
+#: The start of each rate model when ``start`` is not given.
+DEFAULT_START = {"sos": "flat", "ising": "random"}
+#: Campaign figures of each rate model present among the points, then the common ones.
+RATE_FIGURES = {
+    "sos": {"W2": "squared surface width W^2(t) of the sos points",
+            "beta_eff": "effective growth exponent beta_eff(t) of the sos points"},
+    "ising": {"energy": "energy per spin e(t) of the ising points",
+              "magnetization": "magnetization per spin m(t) of the ising points"},
+}  # fmt: skip
+COMMON_FIGURES = {
+    "step_density": "fraction of cells with a higher neighbour vs time",
+    "events_rate": "real events per cell and wall-clock second",
+}
+_DARKINS = "darkins2024"
+
+
+def _rates_is(rates: str):
+    return lambda cfg: cfg.get("rates") == rates
+
+
+class KMC2DSpec(ModelSpec):
+    """Exact 2D kinetic Monte Carlo (darkins2024): the waiting-time method on an L x L
+    lattice with pluggable rate models, serial, BKL or the tile algorithm (CPU cores or
+    the GPU, bit-identical to the serial integrator)."""
+
+    name = "kmc2d"
+    title = "exact 2D kinetic Monte Carlo: SOS crystal growth, Glauber Ising (darkins2024)"
+    keys = {
+        "rates": Key("rate model: sos (crystal growth) or ising (Glauber)", type="str",
+                     choices=tuple(PARAMS)),
+        "L": Key("side of the periodic L x L lattice (tiles: a multiple of tile, >= 3 tiles)",
+                 type="int"),
+        "k2": Key("attachment rate k2 of a cell with 2 bonds (> 0)", default=1.0, type="float",
+                  applies=_rates_is("sos"), applies_to="rates sos"),
+        "phi": Key("bond parameter phi: rate k2 exp((2 n_b - 4) phi)", type="float",
+                   applies=_rates_is("sos"), applies_to="rates sos"),
+        "J": Key("coupling J", default=1.0, type="float", applies=_rates_is("ising"),
+                 applies_to="rates ising"),
+        "h": Key("field h", default=0.0, type="float", applies=_rates_is("ising"),
+                 applies_to="rates ising"),
+        "T": Key("temperature T > 0", type="float", applies=_rates_is("ising"),
+                 applies_to="rates ising"),
+        "scheme": Key("integrator: tiles (darkins2024), serial or bkl", default="tiles",
+                      type="str", choices=SCHEMES),
+        "tile": Key("tile side B, a power of two >= 2 (gpu: 4 or 8)", default=8, type="int",
+                    applies=lambda cfg: cfg.get("scheme") == "tiles", applies_to="scheme tiles"),
+        "start": Key("flat (sos: heights 0, ising: all up) or random (sos: heights 0/1, "
+                     "ising: +-1); default flat for sos, random for ising", default=None,
+                     type="str"),
+    }  # fmt: skip
+    time_unit = ""
+    resource_rates = {
+        "events_per_second": (1e5, "events per second of one CPU job (measured on 2 cores at "
+                              "L = 64 .. 256: tiles 1.6e5 to 2e5, serial 4e5 to 6e5, bkl 2.4e6)"),
+        "gpu_events_per_second": (1e7, "events per second of one GPU job (darkins2024: up to "
+                                  "1e8 on large lattices)"),
+    }  # fmt: skip
+    analysis = "analysis.kmc2d"
+    paper_figures = (
+        PaperFigure("darkins2024_fig2", _DARKINS, "Fig. 2: the adaptive time step and its "
+                    "error zone", "analysis.darkins2024:fig2", bench=("kmc2d-timestep",)),
+        PaperFigure("darkins2024_fig3", _DARKINS, "Fig. 3: real events per second of the GPU "
+                    "tile algorithm and serial BKL, with relaxed surfaces",
+                    "analysis.darkins2024:fig3", bench=("kmc2d", "kmc2d-surfaces")),
+    )  # fmt: skip
+    bench_kernels = {
+        "kmc2d": "simcore.models.kmc2d.bench:TILES",
+        "kmc2d-timestep": "simcore.models.kmc2d.bench:TIMESTEP",
+        "kmc2d-surfaces": "simcore.models.kmc2d.bench:SURFACES",
+    }
+
+    def validate(self, cfg: dict[str, Any]) -> None:
+        """The rate model's parameters, lattice, scheme, tile, start and backend."""
+        rates = cfg["rates"]
+        if rates == "sos":
+            cfg["k2"], cfg["phi"] = check_real(cfg, "k2", positive=True), check_real(cfg, "phi")
+            try:  # the fastest class: every rate of the table must be a finite double
+                fastest = cfg["k2"] * math.exp(4.0 * abs(cfg["phi"]))
+            except OverflowError:
+                fastest = math.inf
+            if not math.isfinite(fastest):
+                raise ConfigError("phi", cfg["phi"], "k2 exp(4 |phi|) overflows a double")
+        else:
+            cfg["J"], cfg["h"] = check_real(cfg, "J"), check_real(cfg, "h")
+            cfg["T"] = check_real(cfg, "T", positive=True)
+        scheme = cfg["scheme"]
+        L = check_int(cfg, "L", lo=2)
+        if L * L >= 2**32:
+            raise ConfigError("L", L, "L^2 must be < 2^32 (the cell index is a 32-bit counter word)")
+        if scheme == "tiles":
+            tile = check_int(cfg, "tile", lo=2)
+            if tile & (tile - 1):
+                raise ConfigError("tile", tile, "must be a power of two")
+            if L % tile or L < 3 * tile:
+                raise ConfigError(
+                    "L", L, f"scheme tiles needs a multiple of the tile {tile} that is >= 3 tiles"
+                )
+        if cfg["start"] is None:
+            cfg["start"] = DEFAULT_START[rates]
+        check_choice(cfg, "start", STARTS)
+        if cfg["backend"] == "gpu":
+            if scheme != "tiles":
+                raise ConfigError("scheme", scheme, "the gpu backend runs scheme tiles only")
+            if cfg["tile"] not in GPU_TILES:
+                raise ConfigError("tile", cfg["tile"], "the gpu backend needs tile 4 or 8")
+
+    def point_name(self, cfg: Mapping[str, Any]) -> str:
+        """``kmc2d_sos_L64_phi1_k21_tiles8_cpu`` (phi, then k2),
+        ``kmc2d_ising_L32_T2.2_J1_h0_serial_cpu``; scheme tiles carries its tile side, and a
+        start other than the rate model's default is appended (``..._cpu_random-start``)."""
+        rates = cfg["rates"]
+        if rates == "sos":
+            par = f"phi{format_number(cfg['phi'])}_k2{format_number(cfg['k2'])}"
+        else:
+            par = f"T{format_number(cfg['T'])}_J{format_number(cfg['J'])}_h{format_number(cfg['h'])}"
+        how = f"tiles{int(cfg['tile'])}" if cfg["scheme"] == "tiles" else cfg["scheme"]
+        name = f"kmc2d_{rates}_L{int(cfg['L'])}_{par}_{how}_{cfg['backend']}"
+        if cfg["start"] != DEFAULT_START[rates]:
+            name += f"_{cfg['start']}-start"
+        return name
+
+    def uses_threads(self, cfg: Mapping[str, Any]) -> bool:
+        """The tile algorithm advances its patches in parallel on the CPU."""
+        return cfg.get("scheme") == "tiles"
+
+    def work(self, job: Mapping[str, Any], rates: Mapping[str, float]) -> Work:
+        """``L^2 t_max samples r`` events, r the rate per cell of a flat surface: k2
+        exp(4 max(-phi, 0)) for sos (exactly k2 at phi = 0, random deposition; bonds, phi >
+        0, slow the growth down), 1 for ising (Glauber rates are <= 1).  The state is 16
+        bytes per cell and sample plus two lattices of scratch; the results 8 numbers per
+        sample and time, the dt history (4096 steps) and a snapshot."""
+        L, samples, t_max = int(job["L"]), int(job["samples"]), int(job["t_max"])
+        scale = 1.0
+        if job["rates"] == "sos":
+            scale = float(job.get("k2", 1.0)) * math.exp(4.0 * max(-float(job["phi"]), 0.0))
+        rate = rates["gpu_events_per_second" if job["backend"] == "gpu" else "events_per_second"]
+        n_times = n_times_estimate(t_max, int(job["points_per_decade"]), 0)
+        return Work(
+            seconds=L * L * t_max * samples * scale / rate,
+            state_bytes=16 * L * L * (samples + 2),
+            result_bytes=samples * (8 * 8 * n_times + 9 * 4096 + 4 * min(L, 128) ** 2),
+        )
+
+    def campaign_figures(self, points: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+        """W^2 and beta_eff for sos points, energy and magnetization for ising points,
+        then the step density and the event rate."""
+        present = {pt["rates"] for pt in points}
+        out: dict[str, str] = {}
+        for rates, figures in RATE_FIGURES.items():
+            if rates in present:
+                out.update(figures)
+        return {**out, **COMMON_FIGURES}
+
+    def simulation(self, cfg: dict[str, Any]) -> Simulation:
+        """The CPU job (scheme tiles, serial or bkl), or its GPU subclass (tiles)."""
+        if cfg["backend"] == "gpu":
+            from simcore.models.kmc2d.simulation import KMC2DGPUSimulation
+
+            return KMC2DGPUSimulation(cfg)
+        from simcore.models.kmc2d.simulation import KMC2DSimulation
+
+        return KMC2DSimulation(cfg)
+
+
+SPEC = KMC2DSpec()

@@ -1,0 +1,195 @@
+"""The KPZ model's spec: its run-config keys, checks, point names, costs and figures."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from simcore.checks import ConfigError, check_int, check_pair, check_probability
+from simcore.models.kpz.geometry import (
+    all_schemes,
+    geometry_from_config,
+    geometry_problem,
+    parse_scheme,
+)
+from simcore.models.spec import Key, ModelSpec, PaperFigure, Simulation, Work, format_number
+from simcore.sampling import n_times_estimate
+
+#: Smallest lateral size per dimension (one full uint32 word along each axis of the
+#: packed lattice, see simcore.models.kpz.lattice).
+MIN_L = {1: 32, 2: 4}
+SCHEMES = ("sequential", *all_schemes())
+
+
+def is_dd(cfg: Mapping[str, Any]) -> bool:
+    """Whether the settings use a domain-decomposition scheme (the DD keys apply)."""
+    return parse_scheme(str(cfg.get("scheme"))) is not None
+
+
+_DD = "the DD schemes"
+
+
+class KPZSpec(ModelSpec):
+    """Octahedron model (d = 2) and single-step model (d = 1) of KPZ growth (kelling2012,
+    kelling2017): random-sequential or domain decomposition, on CPU cores or the GPU."""
+
+    name = "kpz"
+    title = "KPZ growth: octahedron model (d = 2), single-step model (d = 1)"
+    keys = {
+        "dim": Key("substrate dimension", type="int", choices=(1, 2)),
+        "L": Key("lateral size, a power of two (d = 1: >= 32, d = 2: >= 4)", type="int"),
+        "p": Key("deposition probability", default=1.0, type="float"),
+        "q": Key("removal probability, p + q <= 1", default=0.0, type="float"),
+        "scheme": Key(
+            "site selection: sequential, or a DD scheme <device><block> (e.g. DTrDB; d = 2)",
+            default="sequential",
+            type="str",
+            choices=SCHEMES,
+        ),
+        "tc": Key("DD thread cell: 4*2^a x 4*2^b sites (block layer)", default=[1, 1],
+                  type="[int, int]", applies=is_dd, applies_to=_DD, kind="pair"),
+        "domain": Key("DD device-layer domain Dx, Dy in sites (powers of two >= 8)",
+                      default=[128, 128], type="[int, int]", applies=is_dd, applies_to=_DD,
+                      kind="pair"),
+        "t_async": Key("DD asynchronous interval in MCS (1, 1/2, 1/4, ...)", default=1.0,
+                       type="float", applies=is_dd, applies_to=_DD),
+        "border": Key("DB/cDB dead-border width in sites (default 5 for DB, 1 for cDB)",
+                      default=None, type="int", applies=is_dd, applies_to=_DD),
+        "waiting_times": Key("waiting times s of C(t, s), MCS (1 <= s <= t_max)", default=[],
+                             type="list[int]", point=False, kind="list"),
+    }  # fmt: skip
+    time_unit = "MCS"
+    resource_rates = {
+        "updates_per_second": (1e7, "site-update attempts per second of one CPU job"),
+        "gpu_updates_per_second": (2e10, "site-update attempts per second of one GPU job"),
+    }
+    analysis = "analysis.kpz"
+    paper_figures = (
+        PaperFigure("fig3b", "kelling2017", "Fig. 3(b): slope autocorrelation C_s(t, s) vs "
+                    "t/s per scheme", "analysis.kelling2017:fig3b"),
+        PaperFigure("fig4", "kelling2017", "Figs. 4/5: height autocorrelation C_h(t, s) and "
+                    "lambda/z per scheme and thread cell", "analysis.kelling2017:fig4"),
+        PaperFigure("fig6", "kelling2017", "Fig. 6: effective growth exponent beta_eff(t) "
+                    "with the asymptotic beta", "analysis.kelling2017:fig6"),
+        PaperFigure("performance", "kelling2017", "Fig. 7 (kelling2012 Figs. 4/5): update "
+                    "attempts per ns and time per MCS vs L", "analysis.kelling2017:performance",
+                    bench=("dd",)),
+    )  # fmt: skip
+    bench_kernels = {
+        "sequential": "simcore.models.kpz.bench:SEQUENTIAL",
+        "dd": "simcore.models.kpz.bench:DD",
+    }
+
+    def validate(self, cfg: dict[str, Any]) -> None:
+        """Size, probabilities, waiting times, scheme and decomposition."""
+        dim = cfg["dim"]
+        L = check_int(cfg, "L", lo=MIN_L[dim])
+        if L & (L - 1):
+            raise ConfigError("L", L, "must be a power of two")
+        if L**dim > 2**32:
+            raise ConfigError("L", L, f"L^{dim} must not exceed 2^32 sites")
+        p, q = check_probability(cfg, "p"), check_probability(cfg, "q")
+        if p + q > 1.0 + 1e-12:
+            raise ConfigError("q", q, f"p + q = {p + q:g} must not exceed 1")
+        cfg["p"], cfg["q"] = p, q
+        wt = cfg["waiting_times"]
+        if not isinstance(wt, list):
+            raise ConfigError("waiting_times", wt, "must be a list of integers")
+        for s in wt:
+            if isinstance(s, bool) or not isinstance(s, int) or s < 1:
+                raise ConfigError("waiting_times", s, "each waiting time must be an integer >= 1")
+            if s > cfg["t_max"]:
+                raise ConfigError("waiting_times", s, f"waiting time exceeds t_max = {cfg['t_max']}")
+        cfg["waiting_times"] = sorted(set(wt))
+        parsed = parse_scheme(cfg["scheme"])
+        if parsed is None:
+            if cfg["backend"] != "cpu":
+                raise ConfigError("backend", cfg["backend"], "the sequential scheme runs on cpu only")
+            return
+        self._check_decomposition(cfg, parsed)
+
+    @staticmethod
+    def _check_decomposition(cfg: dict[str, Any], parsed: tuple[str, str]) -> None:
+        """The DD keys (see simcore.models.kpz.geometry) against scheme, backend and L."""
+        cfg["tc"], cfg["domain"] = check_pair(cfg, "tc"), check_pair(cfg, "domain")
+        ta = cfg["t_async"]
+        if isinstance(ta, bool) or not isinstance(ta, int | float) or not 0 < ta <= 1:
+            raise ConfigError("t_async", ta, "must be a number in (0, 1] (MCS)")
+        cfg["t_async"] = float(ta)
+        b = cfg["border"]
+        if b is not None and (isinstance(b, bool) or not isinstance(b, int)):
+            raise ConfigError("border", b, "must be an integer number of sites")
+        if cfg["dim"] != 2:
+            raise ConfigError("scheme", cfg["scheme"], "domain decomposition is implemented for dim 2")
+        if cfg["backend"] == "gpu" and not parsed[1]:
+            raise ConfigError(
+                "scheme", cfg["scheme"], "the gpu backend needs a block layer (e.g. DTrDT, DTrDB)"
+            )
+        geo = geometry_from_config(cfg)
+        problem = geometry_problem(geo)
+        if problem is not None:
+            raise ConfigError(*problem)
+        if cfg["t_max"] * geo.phases >= 2**32:
+            raise ConfigError("t_max", cfg["t_max"], f"t_max x {geo.phases} phases must be < 2^32")
+
+    def point_name(self, cfg: Mapping[str, Any]) -> str:
+        """``kpz_d2_L256_p1_q0_sequential_cpu``; DD schemes append their decomposition,
+        ``..._DTrDT_gpu_D128x128_tc1-1`` (plus ``_ta0.5`` and ``_w5`` where t_async and
+        border are set), since runs of different decompositions are different points."""
+        name = (
+            f"kpz_d{int(cfg['dim'])}_L{int(cfg['L'])}_p{format_number(cfg['p'])}"
+            f"_q{format_number(cfg['q'])}_{cfg['scheme']}_{cfg['backend']}"
+        )
+        parsed = parse_scheme(cfg["scheme"])
+        if parsed is None:
+            return name
+        name += f"_D{cfg['domain'][0]}x{cfg['domain'][1]}"
+        if parsed[1]:
+            name += f"_tc{cfg['tc'][0]}-{cfg['tc'][1]}"
+        if float(cfg["t_async"]) != 1.0:
+            name += f"_ta{format_number(cfg['t_async'])}"
+        if cfg.get("border") is not None:
+            name += f"_w{int(cfg['border'])}"
+        return name
+
+    def uses_threads(self, cfg: Mapping[str, Any]) -> bool:
+        """The DD schemes run their domains in parallel on the CPU."""
+        return is_dd(cfg)
+
+    def work(self, job: Mapping[str, Any], rates: Mapping[str, float]) -> Work:
+        """``L^dim t_max samples`` attempts; the state holds heights, slopes and the h(s),
+        n(s) of the n_s waiting times (8 bytes x N x (4 + 2 n_s)), the results
+        8 bytes x samples x n_times x (2 + 2 n_s)."""
+        n_sites = int(job["L"]) ** int(job["dim"])
+        samples, t_max = int(job["samples"]), int(job["t_max"])
+        n_s = len(job.get("waiting_times", ()))
+        rate = rates["gpu_updates_per_second" if job["backend"] == "gpu" else "updates_per_second"]
+        n_times = n_times_estimate(t_max, int(job["points_per_decade"]), n_s)
+        return Work(
+            seconds=n_sites * t_max * samples / rate,
+            state_bytes=8 * n_sites * (4 + 2 * n_s),
+            result_bytes=8 * samples * n_times * (2 + 2 * n_s),
+        )
+
+    def campaign_figures(self, points: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+        """W^2, beta_eff, C_h, C_s and lambda/z of every point."""
+        return {
+            "W2": "squared interface width W^2(t) of every point",
+            "beta_eff": "effective growth exponent beta_eff(t) with the reference beta",
+            "C_h": "height autocorrelation C_h(t, s) vs t/s for each waiting time s",
+            "C_s": "slope autocorrelation C_s(t, s) vs t/s for each waiting time s",
+            "lambda_eff": "effective autocorrelation exponents lambda_h/z and lambda_s/z",
+        }
+
+    def simulation(self, cfg: dict[str, Any]) -> Simulation:
+        """The CPU job, or its GPU subclass (all samples in lockstep) for backend gpu."""
+        if cfg["backend"] == "gpu":
+            from simcore.models.kpz.gpu_simulation import KPZGPUSimulation
+
+            return KPZGPUSimulation(cfg)
+        from simcore.models.kpz.simulation import KPZSimulation
+
+        return KPZSimulation(cfg)
+
+
+SPEC = KPZSpec()

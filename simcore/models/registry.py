@@ -1,0 +1,134 @@
+"""The registry of models: specs found through the ``simcore.models`` entry-point group.
+
+A package makes a model known to simcore with one line in its ``pyproject.toml``::
+
+    [project.entry-points."simcore.models"]
+    mymodel = "mypackage.spec:SPEC"
+
+(simcore's own four models are registered the same way), after which ``simcore run``,
+campaigns, ``simcore bench`` and the analysis find it by name, as xarray finds its
+backends.  :func:`register` adds a spec in-process (tests, notebooks).  Entry points are
+loaded on first use of their name, so one broken plug-in does not stop the others.
+"""
+
+from __future__ import annotations
+
+from importlib import metadata
+
+from simcore.checks import ConfigError, closest
+from simcore.models.spec import BenchKernel, ModelSpec, PaperFigure
+
+#: The entry-point group under which packages register their model specs.
+GROUP = "simcore.models"
+
+_specs: dict[str, ModelSpec] = {}
+
+
+class RegistryError(RuntimeError):
+    """A model's entry point is broken or two models claim the same name."""
+
+
+def _entry_points() -> dict[str, metadata.EntryPoint]:
+    """Entry points of the group by name (the first distribution on sys.path wins)."""
+    found: dict[str, metadata.EntryPoint] = {}
+    for ep in metadata.entry_points(group=GROUP):
+        found.setdefault(ep.name, ep)
+    return found
+
+
+def names() -> tuple[str, ...]:
+    """Names of every model known: registered in-process or by an entry point, sorted."""
+    return tuple(sorted(set(_specs) | set(_entry_points())))
+
+
+def get(name: str) -> ModelSpec:
+    """The spec of model ``name``; :class:`ConfigError` (key ``model``) if none is known."""
+    if name in _specs:
+        return _specs[name]
+    ep = _entry_points().get(str(name))
+    if ep is None:
+        known = names()
+        if not known:
+            raise ConfigError(
+                "model", name, f"no models are registered: install simcore (pip install .) "
+                f"so that its '{GROUP}' entry points exist"
+            )
+        raise ConfigError(
+            "model", name, f"unknown model; known: {', '.join(known)}{closest(name, known)}"
+        )
+    try:
+        spec = ep.load()
+    except Exception as exc:  # noqa: BLE001 - any failure of a plug-in's import
+        raise RegistryError(
+            f"model {name!r} (entry point {ep.value}) failed to load: "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
+    _check(spec, name, ep.value)
+    _specs[name] = spec
+    return spec
+
+
+def _check(spec: object, name: str, where: str) -> None:
+    if not isinstance(spec, ModelSpec):
+        raise RegistryError(f"model {name!r} ({where}) is not a simcore ModelSpec: {spec!r}")
+    if spec.name != name:
+        raise RegistryError(f"model {name!r} ({where}) calls itself {spec.name!r}")
+
+
+def register(spec: ModelSpec, replace: bool = False) -> None:
+    """Make ``spec`` known in this process (``replace``: over a model of the same name)."""
+    _check(spec, spec.name, "register()")
+    if not replace and spec.name in names() and get(spec.name) is not spec:
+        raise RegistryError(f"a model called {spec.name!r} is already registered")
+    _specs[spec.name] = spec
+
+
+def unregister(name: str) -> None:
+    """Forget a model registered in-process (entry points come back on the next look-up)."""
+    _specs.pop(name, None)
+
+
+def specs() -> list[ModelSpec]:
+    """Every known model's spec, in name order (loads every entry point)."""
+    return [get(n) for n in names()]
+
+
+def paper_figures() -> dict[str, tuple[ModelSpec, PaperFigure]]:
+    """The table of the papers' comparison figures of every model: name -> (spec, figure).
+
+    The campaign (which inputs a figure needs) and the figure CLI (how to draw it) both
+    read it; two models offering the same figure name is an error.
+    """
+    table: dict[str, tuple[ModelSpec, PaperFigure]] = {}
+    for spec in specs():
+        for fig in spec.paper_figures:
+            if fig.name in table:
+                other = table[fig.name][0].name
+                raise RegistryError(f"paper figure {fig.name!r} of {spec.name} and of {other}")
+            table[fig.name] = (spec, fig)
+    return table
+
+
+def bench_kernel_names() -> dict[str, ModelSpec]:
+    """``simcore bench`` kernel names of every model -> the model's spec."""
+    table: dict[str, ModelSpec] = {}
+    for spec in specs():
+        for kernel in spec.bench_kernels:
+            if kernel in table:
+                raise RegistryError(f"bench kernel {kernel!r} of {spec.name} and of "
+                                    f"{table[kernel].name}")  # fmt: skip
+            table[kernel] = spec
+    return table
+
+
+def bench_kernel(name: str) -> BenchKernel:
+    """The :class:`BenchKernel` called ``name`` (imports its module)."""
+    from importlib import import_module
+
+    spec = bench_kernel_names()[name]
+    module, _, attr = spec.bench_kernels[name].partition(":")
+    kernel = getattr(import_module(module), attr)
+    if not isinstance(kernel, BenchKernel) or kernel.name != name:
+        raise RegistryError(f"bench kernel {name!r} of {spec.name} is not a BenchKernel "
+                            f"called {name!r}")  # fmt: skip
+    return kernel
