@@ -12,6 +12,8 @@ workflow/rules/*.smk for the rules.
 
 from snakemake.utils import min_version, validate
 
+from simcore.campaign import SCHEMA_PATH
+
 min_version("9.0")
 
 
@@ -21,8 +23,9 @@ if not workflow.overwrite_configfiles:
     configfile: f"{workflow.basedir}/config/config.yaml"
 
 
-# Schema paths are relative to this Snakefile; fills the documented defaults into config.
-validate(config, "workflow/schemas/config.schema.yaml")
+# The campaign-wide keys (the schema ships with simcore); fills the documented defaults.
+# The keys of the points are checked against the model's spec by simcore.campaign.
+validate(config, str(SCHEMA_PATH))
 
 
 report: "workflow/report/workflow.rst"

@@ -1,0 +1,16 @@
+"""Analysis of simcore's datasets: reads files only, never runs the engine.
+
+* CLIs: :mod:`analysis.aggregate` (run files of a point -> its dataset),
+  :mod:`analysis.analyze` (dataset -> analysis), :mod:`analysis.figures` (analyses ->
+  campaign figures), :mod:`analysis.papers` (analyses or ``simcore bench`` tables -> a
+  paper's comparison figure); they find the code of a model through simcore's registry
+  (:mod:`analysis.dispatch`).
+* Shared pieces, naming no model: :mod:`analysis.stats` (jackknife),
+  :mod:`analysis.estimates` (local slopes, how analyses store estimates),
+  :mod:`analysis.plotting` (figure style, sizes, saving with provenance),
+  :mod:`analysis.tables` (benchmark tables read by header).
+* One module per model (``analyze`` and ``make_figures``): :mod:`analysis.kpz`,
+  :mod:`analysis.ea3d`, :mod:`analysis.kmc2d`, :mod:`analysis.fcc`.
+* One module per paper (its draw functions): :mod:`analysis.kelling2017`,
+  :mod:`analysis.kelling2012`, :mod:`analysis.lulli2015`, :mod:`analysis.darkins2024`.
+"""

@@ -1,15 +1,14 @@
-"""fcc binary-alloy (kelling2012) analysis and campaign figures.
+"""fcc binary alloy (kelling2012): analysis and campaign figures.
 
-Analysis of one aggregated dataset (``python -m analysis.exponents`` dispatches here on the
-dataset's ``model``): sample means with grouped jackknife errors over samples
-(:mod:`analysis.stats`) of ``open_bonds`` (A-B bonds per B particle), ``energy`` (per site,
-in units of the bond energy), ``domain_size`` L(t) and the structure factor S(k, t), and
-the effective coarsening exponent
+Analysis (:func:`analyze`) of one aggregated dataset: sample means with grouped
+jackknife errors over samples (:mod:`analysis.stats`) of ``open_bonds`` (A-B bonds per B
+particle), ``energy`` (per site, in units of the bond energy), ``domain_size`` L(t) and
+the structure factor S(k, t), and the effective coarsening exponent
 
     x_eff = d ln L / d ln t
 
 between successive positive sampling times, on their midpoints ``t_eff``: the local slope
-of :func:`analysis.exponents.local_slope_of` (the same as kpz's beta_eff), applied to the
+of :func:`analysis.estimates.local_slope_of` (the same as kpz's beta_eff), applied to the
 mean domain size, the jackknife running through the whole chain mean -> log -> slope.
 Late-time coarsening by bulk diffusion (Lifshitz-Slyozov) has L ~ t^(1/3): the analyses
 carry ``reference_x`` = 1/3 and the figures draw it.  Samples are independent (each has
@@ -20,19 +19,17 @@ Each quantity X is stored as ``X_mean`` and ``X_err`` over ``time`` (S(k, t): ov
 ``time`` and ``k``), ``x_eff`` and ``x_eff_err`` over ``t_eff``; ``slice`` (row, col) is
 the z = 0 plane at t_max of the first sample, for the picture.
 
-Figures (``python -m analysis.figures`` dispatches here for fcc analyses), names
-:data:`FIGURE_NAMES` (= :data:`simcore.campaign.FCC_FIGURES`, the Snakemake targets):
-``domain_size`` (L(t), log-log, with a t^(1/3) guide), ``x_eff``, ``open_bonds`` (log t),
-``structure_factor`` (S / L^3 vs k L at a few times, one panel per point: the dynamic
-scaling collapse) and ``slice`` (the z = 0 plane at t_max, one panel per point).
+Campaign figures (:func:`make_figures`; names, order and captions are the fcc spec's
+``campaign_figures``): ``domain_size`` (L(t), log-log, with a t^(1/3) guide), ``x_eff``,
+``open_bonds`` (log t), ``structure_factor`` (S / L^3 vs k L at a few times, one panel
+per point: the dynamic scaling collapse) and ``slice`` (the z = 0 plane at t_max, one
+panel per point).
 """
 
 from __future__ import annotations
 
-import datetime as _dt
-import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import matplotlib
@@ -40,33 +37,33 @@ import numpy as np
 import xarray as xr
 from matplotlib.figure import Figure
 
-from analysis.exponents import (
+from analysis.estimates import (
     POSITIVE_MIDPOINT_NOTE,
+    analysis_attrs,
     local_slope_of,
     put_local_slope,
     put_means,
 )
-from analysis.figures import (
+from analysis.plotting import (
     COLUMN_WIDTH,
     STYLE,
     fmt_number,
+    grid,
     log_tick_labels,
     n_samples_of,
     new_figure,
     plot_mean_vs_time,
-    provenance,
-    save_figure,
+    require_variables,
+    save_campaign_figures,
     time_label,
 )
 from analysis.stats import default_groups, jackknife
-from simcore.campaign import FCC_FIGURES
 
 __all__ = [
-    "FIGURE_NAMES",
     "OBSERVABLES",
     "REFERENCE_X",
-    "analyze_fcc",
-    "make_all_fcc",
+    "analyze",
+    "make_figures",
     "panel_title",
     "plot_domain_size",
     "plot_observable",
@@ -80,15 +77,15 @@ __all__ = [
 OBSERVABLES = ("open_bonds", "energy", "domain_size")
 #: The coarsening exponent of bulk diffusion (Lifshitz-Slyozov): L ~ t^(1/3).
 REFERENCE_X = 1.0 / 3.0
-#: The campaign figures, in the order they are written.
-FIGURE_NAMES = FCC_FIGURES
+#: The model whose spec names the campaign figures drawn here.
+MODEL = "fcc"
 #: Times drawn in the scaled structure factor figure (at most; log-spaced picks).
 N_SK_TIMES = 4
 
 ANALYSIS_METHOD = (
     "sample means; grouped jackknife errors over samples (analysis.fcc); x_eff: "
     "d ln L / d ln t of the mean domain size L between successive positive sampling times "
-    "(analysis.exponents.local_slope_of), " + POSITIVE_MIDPOINT_NOTE
+    "(analysis.estimates.local_slope_of), " + POSITIVE_MIDPOINT_NOTE
 )
 
 
@@ -109,7 +106,7 @@ def _derived(m: xr.Dataset) -> xr.Dataset:
     return xr.Dataset(out)
 
 
-def analyze_fcc(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
+def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
     """Means and jackknife errors of the fcc observables of one (aggregated) dataset.
 
     Returns ``<name>_mean`` and ``<name>_err`` over ``time`` for :data:`OBSERVABLES`,
@@ -150,20 +147,14 @@ def analyze_fcc(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
         }
         out = out.assign_coords(row=ds["row"].values, col=ds["col"].values)
         out["row"].attrs, out["col"].attrs = dict(ds["row"].attrs), dict(ds["col"].attrs)
-    attrs = dict(ds.attrs)
-    attrs.setdefault("n_samples", n)
-    attrs.update(
-        {
-            "title": f"simcore analysis: fcc alloy observables of {attrs.get('point', '')}",
-            "analysis_method": ANALYSIS_METHOD,
-            "analysis_created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-            "jackknife_groups": groups,
-            "n_samples_analyzed": n,
-            "reference_x": REFERENCE_X,
-            "reference_x_source": "Lifshitz-Slyozov coarsening by bulk diffusion, L ~ t^(1/3)",
-        }
+    out.attrs = analysis_attrs(
+        ds,
+        "fcc alloy observables",
+        ANALYSIS_METHOD,
+        groups,
+        reference_x=REFERENCE_X,
+        reference_x_source="Lifshitz-Slyozov coarsening by bulk diffusion, L ~ t^(1/3)",
     )
-    out.attrs = attrs
     return out
 
 
@@ -252,14 +243,8 @@ def plot_x_eff(datasets: Sequence[xr.Dataset]) -> Figure:
     return fig
 
 
-def _grid(n: int) -> tuple[int, int]:
-    """Rows and columns of a grid of n panels in one paper column (at most 2 across)."""
-    ncols = 1 if n == 1 else 2
-    return math.ceil(n / ncols), ncols
-
-
 def _panels(n: int, square: bool = False) -> tuple[Figure, list]:
-    nrows, ncols = _grid(n)
+    nrows, ncols = grid(n)
     width = COLUMN_WIDTH / ncols
     height = 0.5 + nrows * (width * 0.95 if square else max(1.9, 0.75 * width))
     fig, axes = new_figure(nrows, ncols, height=height)
@@ -328,31 +313,24 @@ def plot_slices(datasets: Sequence[xr.Dataset]) -> Figure:
     return fig
 
 
-def _figure(name: str, datasets: Sequence[xr.Dataset]) -> Figure:
-    """One campaign figure of :func:`make_all_fcc`."""
-    if name == "domain_size":
-        return plot_domain_size(datasets)
-    if name == "x_eff":
-        return plot_x_eff(datasets)
-    if name == "open_bonds":
-        return plot_observable(datasets, "open_bonds", "open bonds per B particle [1]")
-    if name == "structure_factor":
-        return plot_structure_factor(datasets)
-    if name == "slice":
-        return plot_slices(datasets)
-    raise ValueError(f"unknown fcc figure {name!r}")
+#: How each campaign figure is drawn from the analyses.
+_FIGURES: dict[str, Callable[[Sequence[xr.Dataset]], Figure]] = {
+    "domain_size": plot_domain_size,
+    "x_eff": plot_x_eff,
+    "open_bonds": lambda datasets: plot_observable(
+        datasets, "open_bonds", "open bonds per B particle [1]"
+    ),
+    "structure_factor": plot_structure_factor,
+    "slice": plot_slices,
+}
 
 
-def make_all_fcc(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]) -> list[Path]:
-    """Write the campaign figures of fcc analyses (PNG and PDF each), :data:`FIGURE_NAMES`."""
-    if not analyses:
-        raise ValueError("no fcc analyses given")
-    missing = [v for v in ("domain_size_mean", "x_eff", "structure_factor_mean")
-               if v not in analyses[0].variables]  # fmt: skip
-    if missing:
-        raise ValueError(f"not an fcc analysis dataset: missing {', '.join(missing)}")
-    prov = provenance(analyses)
-    written: list[Path] = []
-    for name in FIGURE_NAMES:
-        written += save_figure(_figure(name, analyses), out_dir, name, prov)
-    return written
+def make_figures(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]) -> list[Path]:
+    """Write the campaign figures of fcc analyses into ``out_dir``, PNG and PDF each: those
+    the fcc spec's ``campaign_figures`` names, in its order.  Returns the written paths.
+
+    Raises ``ValueError`` naming the file for an input that is not an fcc analysis.
+    """
+    needed = ("domain_size_mean", "x_eff", "structure_factor_mean")
+    require_variables(analyses, needed, "an fcc analysis dataset")
+    return save_campaign_figures(MODEL, analyses, out_dir, _FIGURES)

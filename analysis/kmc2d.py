@@ -1,13 +1,12 @@
-"""Exact 2D kinetic Monte Carlo (kmc2d) analysis and campaign figures.
+"""Exact 2D kinetic Monte Carlo (kmc2d, darkins2024): analysis and campaign figures.
 
-Analysis of one aggregated dataset (``python -m analysis.exponents`` dispatches here on the
-dataset's ``model``): sample means with grouped jackknife errors over samples
-(:mod:`analysis.stats`).  Samples are independent (each has its own Philox streams), so
-contiguous groups of samples are as good as random ones.
+Analysis (:func:`analyze`) of one aggregated dataset: sample means with grouped jackknife
+errors over samples (:mod:`analysis.stats`).  Samples are independent (each has its own
+Philox streams), so contiguous groups of samples are as good as random ones.
 
 * rates ``sos`` (crystal growth, darkins2024 sec. 4.1): ``mean_h``, ``W2``,
   ``step_density`` and the effective growth exponent ``beta_eff`` from W = sqrt(<W2>)
-  between successive sampling times (kelling2017 eq. 8, as :mod:`analysis.exponents`: the
+  between successive sampling times (kelling2017 eq. 8, :mod:`analysis.estimates`: the
   jackknife runs through the whole chain mean -> log -> slope);
 * rates ``ising`` (Glauber): ``magnetization`` m, ``abs_magnetization`` abs(m),
   ``energy`` per spin, ``step_density``;
@@ -23,17 +22,17 @@ Random deposition (sos at phi = 0): every cell grows by an independent Poisson p
 rate k2, so <h> = k2 t and W^2 = k2 t exactly, and beta = 1/2.  Such analyses carry
 ``reference_beta`` = 0.5, and the figures draw the exact W^2 = k2 t.
 
-Figures (``python -m analysis.figures`` dispatches here for kmc2d analyses), one line per
-point: ``W2`` and ``beta_eff`` (sos points), ``energy`` and ``magnetization`` (|m|; ising
-points), ``step_density`` and ``events_rate`` (all points); which of them a campaign has
-is :func:`simcore.campaign.kmc2d_figure_names` of its rate models.
+Campaign figures (:func:`make_figures`), one line per point: ``W2`` and ``beta_eff`` (sos
+points), ``energy`` and ``magnetization`` (|m|; ising points), ``step_density`` and
+``events_rate`` (all points).  Which of them a campaign has, and in which order, is the
+kmc2d spec's ``campaign_figures`` of its points' rate models; each figure draws the
+points whose analysis holds its variable.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,26 +41,24 @@ import numpy as np
 import xarray as xr
 from matplotlib.figure import Figure
 
-from analysis.exponents import beta_eff_of, put_local_slope, put_means
-from analysis.figures import (
+from analysis.estimates import analysis_attrs, beta_eff_of, put_local_slope, put_means
+from analysis.plotting import (
     STYLE,
     fmt_number,
     log_tick_labels,
     n_samples_of,
     new_figure,
     plot_mean_vs_time,
-    provenance,
-    save_figure,
+    save_campaign_figures,
     time_label,
 )
 from analysis.stats import default_groups, jackknife
-from simcore.campaign import kmc2d_figure_names
 
 __all__ = [
     "OBSERVABLES",
     "RD_BETA",
-    "analyze_kmc2d",
-    "make_all_kmc2d",
+    "analyze",
+    "make_figures",
     "plot_beta_eff",
     "plot_observable",
     "plot_W2",
@@ -76,6 +73,8 @@ OBSERVABLES = {
 }
 #: Growth exponent of random deposition (sos at phi = 0).
 RD_BETA = 0.5
+#: The model whose spec names the campaign figures drawn here.
+MODEL = "kmc2d"
 
 
 _NAMES: dict[str, tuple[str, str | None]] = {
@@ -141,7 +140,7 @@ def _units(ds: xr.Dataset, name: str) -> str:
     return str(ds[name].attrs.get("units", "1"))
 
 
-def analyze_kmc2d(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
+def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
     """Means and jackknife errors of the kmc2d observables of one (aggregated) dataset.
 
     Returns ``<name>_mean`` and ``<name>_err`` over ``time`` for every quantity of the rate
@@ -171,18 +170,12 @@ def analyze_kmc2d(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
             "effective growth exponent beta_eff (kelling2017 eq. 8, E = sqrt(mean W2))",
             np.asarray(ds["time"].values, dtype=float), str(ds["time"].attrs.get("units", "1")),
         )  # fmt: skip
-    attrs = dict(ds.attrs)
-    attrs.setdefault("n_samples", n)
-    attrs.update(
-        {
-            "title": f"simcore analysis: kmc2d {rates} observables of {attrs.get('point', '')}",
-            "analysis_method": "sample means; grouped jackknife errors over samples "
-            "(analysis.kmc2d); beta_eff: kelling2017 eq. 8 with E = sqrt(mean W2) between "
-            "successive positive sampling times",
-            "analysis_created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-            "jackknife_groups": groups,
-            "n_samples_analyzed": n,
-        }
+    attrs = analysis_attrs(
+        ds,
+        f"kmc2d {rates} observables",
+        "sample means; grouped jackknife errors over samples (analysis.kmc2d); beta_eff: "
+        "kelling2017 eq. 8 with E = sqrt(mean W2) between successive positive sampling times",
+        groups,
     )
     if rates == "sos" and _is_random_deposition(attrs):
         attrs["reference_beta"] = RD_BETA
@@ -270,38 +263,42 @@ def plot_beta_eff(datasets: Sequence[xr.Dataset]) -> Figure:
     return fig
 
 
-def _figure(name: str, datasets: Sequence[xr.Dataset]) -> Figure:
-    """One campaign figure of :func:`make_all_kmc2d` from the points it applies to."""
-    if name == "W2":
-        return plot_W2(datasets)
-    if name == "beta_eff":
-        return plot_beta_eff(datasets)
-    if name == "energy":
-        return plot_observable(datasets, "energy", "e [J]")
-    if name == "magnetization":
-        return plot_observable(datasets, "abs_magnetization", "|m| [1]")
-    if name == "step_density":
-        return plot_observable(datasets, "step_density", "step density [1]")
-    if name == "events_rate":
-        return plot_observable(
-            datasets, "events_rate", r"events / ($L^2$ t) [1/time unit]", logy=True
-        )
-    raise ValueError(f"unknown kmc2d figure {name!r}")
+def _observable(var: str, ylabel: str, logy: bool = False) -> Callable[..., Figure]:
+    """The drawing of :func:`plot_observable` of ``var`` with these labels."""
+    return lambda datasets: plot_observable(datasets, var, ylabel, logy)
 
 
-#: The rate model a figure needs (None: every point).
-_FIGURE_RATES = {"W2": "sos", "beta_eff": "sos", "energy": "ising", "magnetization": "ising"}
+#: How each campaign figure is drawn.
+_FIGURES: dict[str, Callable[[Sequence[xr.Dataset]], Figure]] = {
+    "W2": plot_W2,
+    "beta_eff": plot_beta_eff,
+    "energy": _observable("energy", "e [J]"),
+    "magnetization": _observable("abs_magnetization", "|m| [1]"),
+    "step_density": _observable("step_density", "step density [1]"),
+    "events_rate": _observable("events_rate", r"events / ($L^2$ t) [1/time unit]", logy=True),
+}
+#: The analysis variable whose presence selects the points a figure shows (sos or ising
+#: points, or all).
+_SHOWN_BY = {
+    "W2": "W2_mean",
+    "beta_eff": "beta_eff",
+    "energy": "energy_mean",
+    "magnetization": "abs_magnetization_mean",
+    "step_density": "step_density_mean",
+    "events_rate": "events_rate_mean",
+}
 
 
-def make_all_kmc2d(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]) -> list[Path]:
-    """Write the campaign figures of kmc2d analyses (PNG and PDF each): those of
-    :func:`simcore.campaign.kmc2d_figure_names` for the analyses' rate models."""
-    if not analyses:
-        raise ValueError("no kmc2d analyses given")
-    written: list[Path] = []
-    for name in kmc2d_figure_names(rates_of(d) for d in analyses):
-        need = _FIGURE_RATES.get(name)
-        chosen = [d for d in analyses if need is None or rates_of(d) == need]
-        fig = _figure(name, chosen)
-        written += save_figure(fig, out_dir, name, provenance(chosen))
-    return written
+def make_figures(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]) -> list[Path]:
+    """Write the campaign figures of kmc2d analyses into ``out_dir``, PNG and PDF each: those
+    the kmc2d spec's ``campaign_figures`` names for the analyses' rate models, in its
+    order, each from the points whose analysis holds its variable.  Returns the paths."""
+
+    def shown(name: str) -> list[xr.Dataset]:
+        chosen = [d for d in analyses if _SHOWN_BY[name] in d.variables]
+        if not chosen:
+            raise ValueError(f"kmc2d figure {name}: no analysis holds {_SHOWN_BY[name]}")
+        return chosen
+
+    points = [{**d.attrs, "rates": rates_of(d)} for d in analyses]
+    return save_campaign_figures(MODEL, analyses, out_dir, _FIGURES, shown, points)

@@ -7,6 +7,7 @@ out=${1:?usage: $0 OUTDIR}
 mkdir -p "$out"
 inc=simcore/rng/cuda
 defs="-DB=8 -DMODEL=0 -DNCLS=5 -DDIAG=0 -DDPB=4 -DNT=128"
+defs="$defs $(python3 -c 'from simcore.rng.streams import cuda_defines; print(*cuda_defines())')"
 nvcc -arch=sm_90 -cubin -std=c++17 --fmad=false -I$inc $defs -Xptxas -v \
   simcore/models/kmc2d/cuda/kmc2d_tiles.cu -o /tmp/k.cubin 2> "$out/ptxas.txt"
 cuobjdump -sass /tmp/k.cubin > "$out/sass.txt"

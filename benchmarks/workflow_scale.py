@@ -45,6 +45,7 @@ def dag_time(work: Path, repeats: int, jobs_per_point: int) -> list[float]:
     campaign = {
         "campaign": "big",
         "seed": 1,
+        "model": "kpz",
         "samples": jobs_per_point,
         "samples_per_job": 1,
         "t_max": 100,

@@ -118,6 +118,12 @@ def _models(name: str | None, figures: bool) -> str:
     if spec.resource_rates:
         lines += ["", "campaign job_resources rates:"]
         lines += [f"  {k:<30} {v:<10g} {text}" for k, (v, text) in spec.resource_rates.items()]
+    if spec.example:
+        import yaml
+
+        example = {"model": spec.name, **spec.example, "seed": 1}
+        lines += ["", "a run config that runs in seconds:"]
+        lines += ["  " + line for line in yaml.safe_dump(example, sort_keys=False).splitlines()]
     return "\n".join(lines) + "\n"
 
 

@@ -74,7 +74,9 @@ def validate_run_config(raw: Any) -> dict:
     if not isinstance(raw, dict):
         raise ConfigError("<config>", raw, "must be a mapping of keys to values")
     if "model" not in raw:
-        raise ConfigError("model", None, f"missing (required; known: {', '.join(registry.names())})")
+        raise ConfigError(
+            "model", None, f"missing (required; known: {', '.join(registry.names())})"
+        )
     if not isinstance(raw["model"], str):
         raise ConfigError("model", raw["model"], "must be a model name")
     spec = registry.get(raw["model"])
@@ -134,8 +136,11 @@ def describe_keys(keys: dict[str, Key]) -> list[str]:
     """One line per key: name, type, default and description (``simcore models``)."""
     lines = []
     for name, key in keys.items():
-        default = "required" if key.default is REQUIRED else (
-            "computed" if key.default is None else repr(key.default))
+        default = (
+            "required"
+            if key.default is REQUIRED
+            else ("computed" if key.default is None else repr(key.default))
+        )
         where = f"; only for {key.applies_to}" if key.applies_to else ""
         choices = f" ({', '.join(map(str, key.choices))})" if key.choices else ""
         lines.append(f"  {name:<20} {key.type:<10} {default:<14} {key.description}{choices}{where}")

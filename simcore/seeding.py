@@ -17,3 +17,10 @@ def job_seed(campaign_seed: int, campaign: str, point: str, block: int) -> int:
         raise ValueError(f"block index {block} is negative")
     text = f"simcore-seed-v1|{int(campaign_seed)}|{campaign}|{point}|{int(block)}"
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
+
+
+def philox_key(seed: int) -> tuple[int, int]:
+    """The Philox key (k0, k1) of a 64-bit job seed: its low and high 32-bit words
+    (the convention of :mod:`simcore.rng`)."""
+    seed = int(seed)
+    return seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF

@@ -103,9 +103,10 @@ def nvcc_ptx(tmp_path: Path, source: Path, defines, extra=()) -> str:
     return out.read_text()
 
 
-def run_simcore(*args: str, **kwargs) -> subprocess.CompletedProcess:
-    """Run the installed ``simcore`` command (as a user would) and capture its output."""
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+def run_simcore(*args: str, env: dict | None = None, **kwargs) -> subprocess.CompletedProcess:
+    """Run the installed ``simcore`` command (as a user would) and capture its output
+    (``env``: the environment, default this process's)."""
+    env = {**(os.environ if env is None else env), "PYTHONUNBUFFERED": "1"}
     return subprocess.run(
         [sys.executable, "-m", "simcore.cli", *map(str, args)],
         capture_output=True,

@@ -61,6 +61,7 @@ def make_run(
         "created": f"2025-01-0{block + 1}T00:00:00Z",
         "wall_seconds": 1.5 + block,
         "config": yaml.safe_dump(config),
+        "point_config_keys": "model dim L p q scheme backend waiting_times t_max campaign point",
     }
     attrs.update(attr_overrides)
     ds = xr.Dataset(

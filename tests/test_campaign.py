@@ -16,17 +16,15 @@ import xarray as xr
 import yaml
 
 from simcore.campaign import (
-    DD_KEYS,
-    JOB_KEYS,
-    format_number,
     job_config_yaml,
     job_resources,
     load_campaign,
     n_blocks,
-    point_name,
     validate_config,
-    write_job_config,
 )
+from simcore.config import validate_run_config
+from simcore.models import registry
+from simcore.models.spec import format_number
 from simcore.seeding import job_seed
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,6 +36,7 @@ def tiny() -> dict[str, Any]:
     return {
         "campaign": "tiny",
         "seed": 42,
+        "model": "kpz",
         "samples": 5,
         "samples_per_job": 2,
         "points": [
@@ -64,11 +63,14 @@ def test_format_number(x: float, text: str) -> None:
 
 
 def test_point_name() -> None:
-    assert point_name("kpz", 2, 256, 1.0, 0.0, "sequential", "cpu") == (
-        "kpz_d2_L256_p1_q0_sequential_cpu"
-    )
-    assert point_name("kpz", 1, 64, 0.5, 0.25, "sequential", "cpu") == (
-        "kpz_d1_L64_p0.5_q0.25_sequential_cpu"
+    def name(**cfg) -> str:
+        run = validate_run_config({"model": "kpz", "samples": 1, "seed": 0, "t_max": 9, **cfg})
+        return registry.get("kpz").point_name(run)
+
+    assert name(dim=2, L=256) == "kpz_d2_L256_p1_q0_sequential_cpu"
+    assert name(dim=1, L=64, p=0.5, q=0.25) == "kpz_d1_L64_p0.5_q0.25_sequential_cpu"
+    assert name(dim=2, L=256, scheme="DTrDB", backend="gpu", domain=[64, 64], border=5) == (
+        "kpz_d2_L256_p1_q0_DTrDB_gpu_D64x64_tc1-1_w5"
     )
 
 
@@ -82,7 +84,7 @@ def test_expansion_names_and_order() -> None:
         "kpz_d2_L4_p0.5_q0_sequential_cpu",
     ]
     pt = camp.point("kpz_d1_L64_p1_q0_sequential_cpu")
-    assert pt.waiting_times == (3, 10)  # sorted
+    assert pt.settings["waiting_times"] == [3, 10]  # sorted
     assert pt.points_per_decade == 10  # schema default
     with pytest.raises(KeyError, match="no point"):
         camp.point("kpz_d1_L128_p1_q0_sequential_cpu")
@@ -98,7 +100,7 @@ def test_default_campaign_file() -> None:
     ]
     for pt in camp.points:
         assert pt.samples == 64 and pt.n_blocks == 4
-        assert pt.t_max == (10000 if pt.dim == 1 else 1000)
+        assert pt.t_max == (10000 if pt.get("dim") == 1 else 1000)
 
 
 # ----------------------------------------------------------------------------- blocks
@@ -125,8 +127,7 @@ def test_blocks_and_remainder() -> None:
 def test_job_config_keys_and_values() -> None:
     camp = load_campaign(tiny())
     cfg = camp.job_config("kpz_d2_L4_p0.5_q0_sequential_cpu", 1)
-    assert tuple(cfg) == tuple(k for k in JOB_KEYS if k not in DD_KEYS)
-    assert cfg == {
+    expected = {
         "model": "kpz",
         "dim": 2,
         "L": 4,
@@ -144,6 +145,7 @@ def test_job_config_keys_and_values() -> None:
         "point": "kpz_d2_L4_p0.5_q0_sequential_cpu",
         "block": 1,
     }
+    assert cfg == expected and tuple(cfg) == tuple(expected)  # the order written too
     assert isinstance(cfg["p"], float) and isinstance(cfg["q"], float)
     assert 0 <= cfg["seed"] < 2**64
 
@@ -152,10 +154,7 @@ def test_job_yaml_round_trip(tmp_path: Path) -> None:
     camp = load_campaign(tiny())
     cfg = camp.job_config(camp.point_names[0], 2)
     assert yaml.safe_load(job_config_yaml(cfg)) == cfg
-    path = tmp_path / "jobs" / "b2.yaml"
-    write_job_config(path, cfg)
-    assert yaml.safe_load(path.read_text()) == cfg
-    assert [p.name for p in path.parent.iterdir()] == ["b2.yaml"]
+    assert validate_run_config(yaml.safe_load(job_config_yaml(cfg)))["point"] == cfg["point"]
 
 
 def test_seeds_distinct() -> None:
@@ -243,7 +242,7 @@ def test_schema_errors_name_key_and_value() -> None:
     msg = _error(bad)
     assert "points[0].L: 2" in msg and ">= 32" in msg
     bad["points"][0]["L"] = [32, 1]
-    assert "points[0].L[1]" in _error(bad)  # below any model's minimum: the schema says so
+    assert "points[0].L: 1: must be >= 32" in _error(bad)
     bad = copy.deepcopy(c)
     bad["points"][0]["Lx"] = 3
     assert "points[0].Lx: unknown key" in _error(bad)
@@ -299,7 +298,8 @@ def test_paper_figure_selection() -> None:
     ]
     assert camp.figure_points("dt") == ["kpz_d2_L32_p1_q0_DTrDT_cpu_D16x16_tc2-1"]
     assert camp.figure_points("half") == ["kpz_d2_L4_p0.5_q0_sequential_cpu"]
-    assert camp.paper_figure("speed").figure == "performance"
+    assert camp.paper_figure("speed").figure.name == "performance"
+    assert camp.bench_kernels == ["dd"] and camp.bench_lines("dd") == [""]  # its defaults
     assert "1 parameter point(s): kpz_d2_L4_p0.5" in camp.summary(camp.figure_points("half"))
     with pytest.raises(KeyError, match="no paper figure 'fig3b'"):
         camp.paper_figure("fig3b")
@@ -309,7 +309,7 @@ def test_paper_figure_selection() -> None:
 
     msg = error({"figure": "fig6", "select": {"L": 8}})
     assert "paper_figures[0].select: matches no point" in msg and "'L': 8" in msg
-    assert "performance is drawn from `benchmarks`" in error(
+    assert "performance is drawn from benchmarks" in error(
         {"figure": "performance", "select": {"dim": 1}}
     )
     assert "paper_figures[0].select.Lx: unknown key" in error(
@@ -323,22 +323,27 @@ def test_paper_figure_selection() -> None:
 def test_validate_fills_defaults_without_sharing() -> None:
     a = validate_config(tiny())
     b = validate_config(tiny())
-    assert a["model"] == "kpz" and a["backend"] == "cpu" and a["points_per_decade"] == 10
-    assert a["points"][0]["p"] == 1.0 and a["points"][0]["scheme"] == "sequential"
+    assert a["backend"] == "cpu" and a["points_per_decade"] == 10
     assert a["job_resources"]["min_runtime"] == 10
     a["job_resources"]["min_runtime"] = 99
     assert b["job_resources"]["min_runtime"] == 10
-    assert "model" not in tiny()  # input not modified
+    assert "job_resources" not in tiny()  # input not modified
 
 
 def test_job_resources() -> None:
-    job = {"L": 256, "dim": 2, "t_max": 1000, "samples": 16, "waiting_times": [10, 30, 100]}
-    res = job_resources(job)
+    spec = registry.get("kpz")
+    job = {"model": "kpz", "L": 256, "dim": 2, "t_max": 1000, "samples": 16, "backend": "cpu",
+           "points_per_decade": 10, "waiting_times": [10, 30, 100]}  # fmt: skip
+    res = job_resources(spec, job)
     assert res["runtime"] == 10  # 1.05e9 updates * 2 / 1e7 per s = 3.5 min -> minimum
-    assert res["mem_mb"] > 1024
+    assert res["mem_mb"] > 1024 and res["gpu"] == 0
     big = dict(job, L=4096)  # 256x the work: 2.7e11 * 2 / 1e7 / 60 = 895 min
-    assert job_resources(big)["runtime"] == 895
-    assert job_resources(big, attempt=2)["runtime"] == 2 * 895
+    assert job_resources(spec, big)["runtime"] == 895
+    assert job_resources(spec, big, attempt=2)["runtime"] == 2 * 895
+    faster = job_resources(spec, big, parameters={"updates_per_second": 2e7})
+    assert faster["runtime"] == 448  # the campaign's job_resources set the model's rates
+    with pytest.raises(ValueError, match="job_resources.flips_per_second: unknown key"):
+        job_resources(spec, big, parameters={"flips_per_second": 1.0})  # another model's
 
 
 # ---------------------------------------------------------------------------- snakemake
@@ -403,7 +408,7 @@ def test_dry_run_lists_jobs(tmp_path: Path) -> None:
     assert job_counts(out) == {
         "simulate": 12,
         "aggregate": 4,
-        "exponents": 4,
+        "analyze": 4,
         "figures": 1,
         "all": 1,
         "total": 22,
@@ -516,6 +521,7 @@ def test_end_to_end_and_incremental(tmp_path: Path) -> None:
     cfg = {
         "campaign": "e2e",
         "seed": 1,
+        "model": "kpz",
         "samples": 3,
         "samples_per_job": 2,
         "points": [
@@ -557,25 +563,41 @@ def test_end_to_end_and_incremental(tmp_path: Path) -> None:
     assert runs == {p.name: p.stat().st_mtime_ns for p in (res / "runs" / point).iterdir()}
 
 
-def test_kpz_point_defaults_only_in_kpz_campaigns() -> None:
-    """p, q and scheme: sequential are filled into kpz entries only (kmc2d's scheme
-    defaults to tiles, and kmc2d has no p or q); a campaign without `model` is kpz."""
-    kpz = validate_config({"campaign": "a", "seed": 1, "points": [{"dim": 1, "L": 32}]})
-    assert kpz["points"][0] == {"dim": 1, "L": 32, "p": 1.0, "q": 0.0, "scheme": "sequential"}
-    kmc = validate_config(
-        {"campaign": "a", "seed": 1, "model": "kmc2d",
-         "points": [{"rates": "sos", "L": 24, "phi": 0}]}
-    )  # fmt: skip
-    assert kmc["points"][0] == {"rates": "sos", "L": 24, "phi": 0}
-    camp = load_campaign(dict(kmc, t_max=5))
+def test_no_model_is_a_default() -> None:
+    """A campaign names its model: none is assumed, and an unknown one is named with the
+    models that are registered."""
+    cfg = {k: v for k, v in tiny().items() if k != "model"}
+    assert "model: required key is missing" in _error(cfg)
+    msg = _error(dict(tiny(), model="kpx"))
+    assert "model: 'kpx': unknown model" in msg and "did you mean 'kpz'" in msg
+    kmc = {"campaign": "a", "seed": 1, "model": "kmc2d", "t_max": 5,
+           "points": [{"rates": "sos", "L": 24, "phi": 0}]}  # fmt: skip
+    camp = load_campaign(kmc)
     assert camp.point_names == ["kmc2d_sos_L24_phi0_k21_tiles8_cpu"]
     assert "to t = 5)" in camp.summary()
 
 
-def test_campaign_figure_names_are_what_the_analysis_draws() -> None:
-    from analysis import figures, spin_glass
-    from simcore.campaign import MODEL_FIGURES
-
-    assert MODEL_FIGURES["kpz"] == figures.FIGURE_NAMES
-    assert MODEL_FIGURES["ea3d"] == spin_glass.FIGURE_NAMES
-    assert load_campaign(tiny()).figure_names == list(figures.FIGURE_NAMES)
+def test_keys_that_do_not_apply_to_a_point_are_left_out() -> None:
+    """A key of one scheme applies to that scheme's points of an entry only; given in an
+    entry none of whose points it applies to, it is an error."""
+    camp = load_campaign({
+        "campaign": "a", "seed": 1, "model": "kmc2d", "t_max": 5,
+        "points": [{"rates": "sos", "L": 24, "phi": 0, "scheme": ["tiles", "serial"],
+                    "tile": [4, 8]}]})  # fmt: skip
+    assert camp.point_names == [
+        "kmc2d_sos_L24_phi0_k21_tiles4_cpu",
+        "kmc2d_sos_L24_phi0_k21_tiles8_cpu",
+        "kmc2d_sos_L24_phi0_k21_serial_cpu",
+    ]
+    assert "tile" not in camp.job_config("kmc2d_sos_L24_phi0_k21_serial_cpu", 0)
+    bad = copy.deepcopy(tiny())
+    bad["points"][1]["tc"] = [2, 1]
+    assert "points[1].tc: [2, 1]: is a key of the DD schemes, which no point" in _error(bad)
+    bad = copy.deepcopy(tiny())
+    bad["points"][1]["t_async"] = 0.5
+    bad["points"][1]["scheme"] = ["sequential", "DTrDT"]
+    bad["points"][1]["domain"] = [8, 8]
+    bad["points"][1]["L"] = 32
+    names = load_campaign(bad).point_names
+    assert "kpz_d2_L32_p1_q0_sequential_cpu" in names
+    assert "kpz_d2_L32_p1_q0_DTrDT_cpu_D8x8_tc1-1_ta0.5" in names

@@ -14,7 +14,8 @@ import xarray as xr
 import yaml
 from test_kpz_gpu import needs_gpu
 
-from analysis.spin_glass import analyze_ea3d, word_groups
+from analysis.ea3d import analyze as analyze_ea3d
+from analysis.ea3d import word_groups
 from simcore.campaign import load_campaign
 from simcore.config import ConfigError, validate_run_config
 from simcore.models.ea3d.lattice import LAYOUT_ID, init_spins
@@ -119,8 +120,8 @@ def test_gpu_run_equals_cpu_run(tmp_path: Path, layout: str, prng: str) -> None:
 
 def test_bench_table_and_lulli_figures(tmp_path: Path) -> None:
     """`simcore bench ea3d --csv` on the CPU feeds the psFlip figures (lulli2015 Figs. 4, 5)."""
-    from analysis.ea3d_performance import load_ea3d_bench
-    from analysis.paper_figures import make_figure
+    from analysis.lulli2015 import load_ea3d_bench
+    from analysis.papers import make_figure
     from simcore.cli import main
 
     csv_path = tmp_path / "ea3d.csv"
@@ -161,8 +162,8 @@ def test_gpu_benchmarks_without_a_gpu_say_so(kernel: str, capsys) -> None:
 def test_strong_scaling_figures(tmp_path: Path) -> None:
     """lulli2015 Figs. 12 and 13 from a strong-scaling table (the columns the multi-GPU
     benchmark writes; the numbers here are made up, the figures' arithmetic is not)."""
-    from analysis.ea3d_performance import _scaling_medians, load_scaling
-    from analysis.paper_figures import make_figure
+    from analysis.lulli2015 import _scaling_medians, load_scaling
+    from analysis.papers import make_figure
     from simcore.models.ea3d.multigpu import SCALING_FIELDS
 
     table = tmp_path / "scaling.csv"

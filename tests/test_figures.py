@@ -1,7 +1,8 @@
-"""Tests of analysis.figures: every figure written as PNG and PDF, with provenance.
+"""Tests of analysis.figures (the campaign-figure CLI) with the kpz figures of
+analysis.kpz: every figure written as PNG and PDF, with provenance.
 
 Inputs are real analysis datasets: synthetic aggregated datasets in the ARCHITECTURE.md
-layout (power laws times lognormal noise) passed through ``analysis.exponents.analyze``,
+layout (power laws times lognormal noise) passed through ``analysis.kpz.analyze``,
 one for d=1 and one for d=2, so the per-dimension panels and reference lines are used.
 """
 
@@ -14,8 +15,14 @@ import pytest
 import xarray as xr
 from PIL import Image
 
-from analysis import figures
-from analysis.exponents import analyze, write_atomic
+from analysis import figures, kpz
+from analysis.kpz import analyze
+from analysis.plotting import COLUMN_WIDTH
+from simcore.io.dataset import write_dataset
+from simcore.models import registry
+
+#: The kpz campaign figures, as the spec names them.
+FIGURE_NAMES = tuple(registry.get("kpz").campaign_figures([]))
 
 
 def small_dataset(dim: int, n_samples: int = 16, seed: int = 0) -> xr.Dataset:
@@ -71,25 +78,25 @@ def small_dataset(dim: int, n_samples: int = 16, seed: int = 0) -> xr.Dataset:
 @pytest.fixture(scope="module")
 def analysis_files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     d = tmp_path_factory.mktemp("analysis")
-    return [write_atomic(analyze(small_dataset(dim)), d / f"d{dim}.nc") for dim in (1, 2)]
+    return [write_dataset(analyze(small_dataset(dim)), d / f"d{dim}.nc") for dim in (1, 2)]
 
 
 def test_make_all_writes_png_and_pdf_with_provenance(
     analysis_files: list[Path], tmp_path: Path
 ) -> None:
     out = tmp_path / "figures"
-    written = figures.make_all(analysis_files, out)
-    expected = {f"{n}.{ext}" for n in figures.FIGURE_NAMES for ext in ("png", "pdf")}
+    written = figures.make_figures(analysis_files, out)
+    expected = {f"{n}.{ext}" for n in FIGURE_NAMES for ext in ("png", "pdf")}
     assert {p.name for p in written} == expected
     assert {p.name for p in out.iterdir()} == expected  # and no temp files left behind
-    for name in figures.FIGURE_NAMES:
+    for name in FIGURE_NAMES:
         png, pdf = out / f"{name}.png", out / f"{name}.pdf"
         assert png.stat().st_size > 5000 and pdf.stat().st_size > 5000
         assert pdf.read_bytes().startswith(b"%PDF")
         with Image.open(png) as im:
             assert im.format == "PNG"
             # column width 3.4 in at 300 dpi (constrained layout keeps the figure size)
-            assert im.size[0] == round(figures.COLUMN_WIDTH * 300)
+            assert im.size[0] == round(COLUMN_WIDTH * 300)
             text = dict(im.text)
         assert "deadbeef1" in text["git_commit"] and "deadbeef2" in text["git_commit"]
         assert text["simcore_version"] == "0.1.0"
@@ -99,9 +106,9 @@ def test_make_all_writes_png_and_pdf_with_provenance(
 
 def test_point_label_and_reference_lines(analysis_files: list[Path]) -> None:
     """Legends name the point; beta_eff draws 1/3 (d=1) and 0.2414 (d=2) dashed."""
-    datasets = figures.load_analyses(analysis_files)
-    assert figures.point_label(datasets[1]) == "d=2, L=64, p=1, q=0, sequential, n=16"
-    fig = figures.plot_beta_eff(datasets)
+    datasets = kpz.load_analyses(analysis_files)
+    assert kpz.point_label(datasets[1]) == "d=2, L=64, p=1, q=0, sequential, n=16"
+    fig = kpz.plot_beta_eff(datasets)
     refs = []
     for ax in fig.axes:
         for line in ax.get_lines():
@@ -119,3 +126,27 @@ def test_cli_rejects_non_analysis_file(tmp_path: Path, capsys: pytest.CaptureFix
     assert figures.main(["--out-dir", str(tmp_path / "f"), str(bad)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "W2_mean" in err[0]
+
+
+def test_cli_needs_one_known_model(
+    analysis_files: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No KPZ default: an analysis without a model, analyses of two models, or of an
+    unknown one are refused (exit 2, one line), nothing is written."""
+    bare = tmp_path / "bare.nc"
+    other = tmp_path / "other.nc"
+    with xr.open_dataset(analysis_files[0]) as f:
+        ds = f.load()
+    ds.attrs.pop("model")
+    ds.to_netcdf(bare)
+    ds.attrs["model"] = "ea3d"
+    ds.to_netcdf(other)
+    cases = [
+        ([bare], ["bare.nc", "no attribute 'model'"]),
+        ([analysis_files[0], other], ["several models", "ea3d, kpz"]),
+    ]
+    for paths, words in cases:
+        assert figures.main(["--out-dir", str(tmp_path / "f"), *map(str, paths)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and all(w in err[0] for w in words), err
+    assert not (tmp_path / "f").exists()

@@ -126,11 +126,12 @@ def _job(backend: str, **kw) -> dict:
 @needs_gpu
 @pytest.mark.parametrize("kw", [{}, {"rates": "ising", "T": 2.0, "start": "random"}])
 def test_gpu_job_equals_cpu_job_and_resumes(kw) -> None:
-    """The whole job (KMC2DSimulation) on the GPU gives the CPU tile job's run file: same
+    """The whole job (KMC2DGPUSimulation) gives the CPU tile job's run file: same
     observables, events, steps and dt history, same snapshot; stopping after two sampling
     times, moving the state to the host and on into a new job (a checkpoint) changes
     nothing."""
-    from simcore.models.kmc2d.simulation import KMC2DSimulation
+    from simcore.models import make_simulation
+    from simcore.models.kmc2d.simulation import KMC2DGPUSimulation
 
     if kw.get("rates") == "ising":
         kw = {**kw, "phi": None}
@@ -141,17 +142,19 @@ def test_gpu_job_equals_cpu_job_and_resumes(kw) -> None:
         gpu_cfg.pop("k2")
         cpu_cfg.update(J=1.0, h=0.0)
         gpu_cfg.update(J=1.0, h=0.0)
-    cpu = KMC2DSimulation(cpu_cfg)
+    cpu = make_simulation(cpu_cfg)
+    assert not isinstance(cpu, KMC2DGPUSimulation)
     ds_cpu = cpu.to_dataset(run_steps(cpu))
-    gpu = KMC2DSimulation(gpu_cfg)
+    gpu = make_simulation(gpu_cfg)
+    assert isinstance(gpu, KMC2DGPUSimulation) and gpu.device_name()
     ds_gpu = gpu.to_dataset(run_steps(gpu))
     for name in ds_cpu.data_vars:
         if name == "wall_time":
             continue
         assert np.array_equal(ds_cpu[name].values, ds_gpu[name].values, equal_nan=True), name
-    first = KMC2DSimulation(gpu_cfg)
+    first = make_simulation(gpu_cfg)
     st = first.to_host(run_steps(first, stop_after=2))
-    again = KMC2DSimulation(gpu_cfg)
+    again = make_simulation(gpu_cfg)
     ds_res = again.to_dataset(run_steps(again, again.from_host({k: v for k, v in st.items()})))
     for name in ds_cpu.data_vars:
         if name != "wall_time":

@@ -15,9 +15,12 @@ import yaml
 from conftest import assert_same_run_files, run_and_load, run_simcore, run_with_stops
 
 from analysis.aggregate import aggregate
-from analysis.kmc2d import analyze_kmc2d, make_all_kmc2d
+from analysis.kmc2d import analyze as analyze_kmc2d
+from analysis.kmc2d import make_figures as make_all_kmc2d
 from simcore.campaign import load_campaign
-from simcore.config import KMC2D_PARAMS, ConfigError, validate_run_config
+from simcore.config import ConfigError, validate_run_config
+from simcore.models import registry
+from simcore.models.kmc2d.rates import PARAMS as KMC2D_PARAMS
 from simcore.runner import EXIT_OK, run_job
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,9 +87,9 @@ def test_defaults_and_the_other_rate_models_keys() -> None:
     assert validate_run_config(dict(ising)) == ising  # a validated config is valid again
     gpu = validate_run_config(job("sos", backend="gpu", tile=4, L=12))  # validated, not run
     assert gpu["backend"] == "gpu"
-    from simcore.models.kmc2d.rates import PARAMS
-
-    assert PARAMS == KMC2D_PARAMS
+    kmc2d = registry.get("kmc2d")
+    for rates, params in KMC2D_PARAMS.items():  # the spec's keys of each rate model
+        assert {k for k in kmc2d.keys if kmc2d.applies(k, {"rates": rates})} >= set(params)
 
 
 def test_simcore_run_bad_config_exit_2(tmp_path: Path, write_config) -> None:
@@ -163,7 +166,7 @@ def test_job_resources_scale_with_events() -> None:
      ({"rates": "ising", "L": 24}, ["points[0].T", "missing"]),
      ({"L": 24, "phi": 1}, ["points[0].rates", "missing"]),
      ({"rates": "sos", "L": 20, "phi": 1}, ["points[0].L", "20", "tile 8"]),
-     ({"rates": "sos", "L": 24, "phi": 1, "p": 0.5}, ["points[0].p", "not a key of model kmc2d"]),
+     ({"rates": "sos", "L": 24, "phi": 1, "p": 0.5}, ["points[0].p", "unknown key of model kmc2d"]),
      ({"rates": "sos", "L": 24, "phi": 1, "dim": 2}, ["points[0].dim", "kmc2d"]),
      ({"rates": "sos", "L": 24, "phi": 1, "scheme": "DTrDT"}, ["points[0].scheme", "DTrDT"]),
      ({"rates": "sos", "L": 24, "phi": 1, "scheme": "serial", "backend": "gpu"},
@@ -178,10 +181,14 @@ def test_campaign_errors_name_the_entry_key(entry: dict, words: list[str]) -> No
 
 
 def test_computed_and_bench_figures_of_a_campaign() -> None:
-    """darkins2024 Fig. 2 draws no points and Fig. 3 the kmc2d benchmark lines."""
+    """darkins2024 Fig. 2 draws the kmc2d-timestep table (its defaults: no line names it)
+    and Fig. 3 the kmc2d benchmark lines and the kmc2d-surfaces table; neither draws points."""
     camp = load_campaign(ROOT / "config" / "papers.yaml")
     assert camp.figure_points("darkins2024_fig2") == []
-    assert camp.paper_figure("darkins2024_fig3").figure == "darkins2024_fig3"
+    assert camp.paper_figure("darkins2024_fig2").figure.bench == ("kmc2d-timestep",)
+    assert camp.bench_lines("kmc2d-timestep") == [""]
+    fig3 = camp.paper_figure("darkins2024_fig3").figure
+    assert fig3.name == "darkins2024_fig3" and fig3.bench == ("kmc2d", "kmc2d-surfaces")
     (line,) = camp.bench_lines("kmc2d")
     assert line.startswith("--L 64 128 256 512 1024 2048 4096 --phi 0 1 2 3 --tile 8")
     for fig in ("darkins2024_fig2", "darkins2024_fig3"):
@@ -200,7 +207,8 @@ def test_computed_and_bench_figures_of_a_campaign() -> None:
 def test_simcore_run_writes_the_run_file(tmp_path: Path, write_config, rates: str, scheme: str):
     """A real `simcore run` of each scheme: the variables of the rate model, CF attributes,
     the run config's keys as attributes (and not the other rate model's)."""
-    cfg = job(rates, scheme=scheme, L=24, tile=8, campaign="c", point="p")
+    tile = {"tile": 8} if scheme == "tiles" else {}  # a key of scheme tiles only
+    cfg = job(rates, scheme=scheme, L=24, campaign="c", point="p", **tile)
     out = tmp_path / "run.nc"
     res = run_simcore("run", write_config(cfg), "--out", out, "--quiet")
     assert res.returncode == 0, res.stderr
@@ -219,6 +227,7 @@ def test_simcore_run_writes_the_run_file(tmp_path: Path, write_config, rates: st
     others = {"sos": {"J", "h", "T"}, "ising": {"k2", "phi"}}[rates]
     assert not others & set(a) and set(KMC2D_PARAMS[rates]) <= set(a)
     assert yaml.safe_load(a["config"])["rates"] == rates
+    assert ("tile" in a) == (scheme == "tiles")  # a key of scheme tiles only
     events = ds["events"].values
     assert np.all(np.diff(events, axis=1) >= 0) and np.all(events[:, -1] > 0)
     if scheme == "tiles":
@@ -276,23 +285,23 @@ def test_random_deposition_through_the_analysis(tmp_path: Path) -> None:
 
 def test_ising_analysis_and_figures(tmp_path: Path) -> None:
     """The ising observables (|m| >= |<m>|, energy) and every figure of a mixed campaign,
-    through the dispatch of analysis.exponents and analysis.figures."""
-    from analysis.exponents import main as exponents_main
-    from analysis.figures import make_all
+    through the dispatch of analysis.analyze and analysis.figures."""
+    from analysis.analyze import main as analyze_main
+    from analysis.figures import make_figures
 
     run(job("ising", scheme="serial", L=16, samples=4, T=1.5), tmp_path / "i.nc")
     run(job("sos", scheme="serial", phi=0.5, samples=3), tmp_path / "s.nc")
     paths = []
     for stem in ("i", "s"):
         paths.append(tmp_path / f"a{stem}.nc")
-        assert exponents_main([str(tmp_path / f"{stem}.nc"), "--out", str(paths[-1])]) == 0
+        assert analyze_main([str(tmp_path / f"{stem}.nc"), "--out", str(paths[-1])]) == 0
     ai = xr.load_dataset(paths[0])
     assert {"abs_magnetization_mean", "energy_err", "events_rate_mean"} <= set(ai.data_vars)
     assert "beta_eff" not in ai and "reference_beta" not in ai.attrs
     m, am = ai["magnetization_mean"].values, ai["abs_magnetization_mean"].values
     assert np.all(am >= np.abs(m) - 1e-12)
     assert ai["energy_mean"].values[-1] < ai["energy_mean"].values[0]  # it orders
-    written = make_all(paths, tmp_path / "figs")
+    written = make_figures(paths, tmp_path / "figs")
     names = ["W2", "beta_eff", "energy", "magnetization", "step_density", "events_rate"]
     assert [p.name for p in written] == [f"{n}.{e}" for n in names for e in ("png", "pdf")]
     assert [p.name for p in make_all_kmc2d([ai], tmp_path / "only")][::2] == [
@@ -342,9 +351,10 @@ def test_kmc2d_campaign_through_snakemake(tmp_path: Path) -> None:
 
 
 def test_bench_table_and_darkins_figures(tmp_path: Path) -> None:
-    """`simcore bench kmc2d --backend cpu --csv` feeds darkins2024 Fig. 3 through
-    analysis.paper_figures (the GPU lines of config/papers.yaml take the same path)."""
-    from analysis.paper_figures import main as paper_main
+    """`simcore bench kmc2d --backend cpu --csv` (with the surfaces of `simcore bench
+    kmc2d-surfaces`) feeds darkins2024 Fig. 3 through analysis.papers (the GPU lines of
+    config/papers.yaml take the same path)."""
+    from analysis.papers import main as paper_main
     from simcore.cli import main
 
     table = tmp_path / "kmc2d.csv"
@@ -353,5 +363,9 @@ def test_bench_table_and_darkins_figures(tmp_path: Path) -> None:
             "--csv", str(table)]  # fmt: skip
     assert main(args) == 0
     out = tmp_path / "figs"
-    assert paper_main(["darkins2024_fig3", "--out-dir", str(out), "--name", "f3", str(table)]) == 0
+    surfaces = tmp_path / "surfaces.csv"
+    assert main(["bench", "kmc2d-surfaces", "--L", "8", "--phi", "0", "1", "--events-per-cell",
+                 "5", "--csv", str(surfaces)]) == 0  # fmt: skip
+    args = ["darkins2024_fig3", "--out-dir", str(out), "--name", "f3", str(table), str(surfaces)]
+    assert paper_main(args) == 0
     assert sorted(p.name for p in out.iterdir()) == ["f3.pdf", "f3.png"]

@@ -67,7 +67,8 @@ def test_scheme_names() -> None:
         ({"scheme": "DTrDT", "t_async": 0.3}, "t_async"),
         ({"scheme": "DTr", "backend": "gpu"}, "scheme"),
         ({"scheme": "DTrDT", "dim": 1}, "scheme"),
-        ({"scheme": "sequential", "backend": "gpu"}, "backend"),
+        ({"scheme": "sequential", "backend": "gpu", "domain": None}, "backend"),
+        ({"scheme": "sequential"}, "domain"),  # a DD key does nothing to sequential: refused
         ({"scheme": "DTrDT", "tc": [1]}, "tc"),
     ],
 )
@@ -77,7 +78,7 @@ def test_bad_decomposition_names_the_key(change: dict, key: str) -> None:
         "t_max": 10, "domain": [16, 16], **change,
     }  # fmt: skip
     with pytest.raises(ConfigError) as err:
-        validate_run_config(cfg)
+        validate_run_config({k: v for k, v in cfg.items() if v is not None})
     assert err.value.key == key
 
 

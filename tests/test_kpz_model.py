@@ -16,6 +16,7 @@ from simcore.models.kpz.observables import (
 from simcore.models.kpz.rule import neighbours_2d, octahedron_rule
 from simcore.rng import philox4x32, uniform_threshold
 from simcore.rng.streams import STREAM_SEQUENTIAL
+from simcore.seeding import philox_key
 
 
 def _heights(lat, dim, L, h0):
@@ -84,7 +85,7 @@ def _reference_run(dim, L, n_mcs, seed, p, q, sample=0):
     Independent of the bit packing: a site grows by 2 if all its 2d neighbours are
     one higher (probability p) and shrinks by 2 if all are one lower (probability q).
     """
-    k0, k1 = seed & 0xFFFFFFFF, seed >> 32
+    k0, k1 = philox_key(seed)
     N = L**dim
     if dim == 1:
         h = {(x, 0): x % 2 for x in range(L)}
@@ -120,7 +121,7 @@ def test_packed_kernel_equals_height_reference(dim, L, p, q):
     seed, n_mcs = 0x1234_5678_9ABC_DEF0, 6
     lat = flat_lattice(dim, L)
     params = (np.uint64(uniform_threshold(p)), np.uint64(uniform_threshold(q)))
-    net = sequential_sweeps(lat, dim, L, 0, n_mcs, seed & 0xFFFFFFFF, seed >> 32, 0, params)
+    net = sequential_sweeps(lat, dim, L, 0, n_mcs, *philox_key(seed), 0, params)
     got = measure_heights(lat, dim, L, net, np.empty(L**dim, dtype=np.int64))
     got = got if dim == 1 else got.reshape(L, L).T
     want = _reference_run(dim, L, n_mcs, seed, p, q)

@@ -1,9 +1,11 @@
-"""Tests of analysis.paper_figures: the kelling2017 comparison figures and their CLI.
+"""Tests of analysis.papers (the paper-figure CLI), the kelling2017 comparison figures
+(analysis.kelling2017) and the darkins2024 ones (analysis.darkins2024).
 
 Inputs are real analysis datasets: the synthetic aggregated datasets of test_figures
 (power laws times lognormal noise; waiting times 5, 10, 40) given the attributes of
 parallel points (scheme, tc, t_async, backend) and passed through
-``analysis.exponents.analyze``.  Benchmark tables are small CSV files written here.
+``analysis.kpz.analyze``.  Benchmark tables are small CSV files written here, or by
+``simcore bench`` on the CPU where the figure's table is cheap to make.
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ from matplotlib.patches import Rectangle
 from PIL import Image
 from test_figures import small_dataset
 
-from analysis import paper_figures as pf
-from analysis.exponents import analyze, write_atomic
-from analysis.figures import COLUMN_WIDTH
+from analysis import kelling2017, papers
+from analysis.kpz import analyze
+from analysis.plotting import COLUMN_WIDTH
+from simcore.io.dataset import write_dataset
 
 #: (file stem, scheme, tc, t_async, seed) of the synthetic points, 2D.
 POINTS = [
@@ -57,17 +60,17 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     d = tmp_path_factory.mktemp("paper")
     out = {}
     for stem, scheme, tc, t_async, seed in POINTS:
-        out[stem] = write_atomic(
+        out[stem] = write_dataset(
             analyze(point_dataset(scheme, tc, t_async, seed)), d / f"{stem}.nc"
         )
     # a point without the largest waiting time (s = 40): the common largest s is then 10
     short = point_dataset("DTr", [0, 0], 0.5, 5).isel(s=[0, 1])
-    out["dtr_short"] = write_atomic(analyze(short), d / "dtr_short.nc")
+    out["dtr_short"] = write_dataset(analyze(short), d / "dtr_short.nc")
     return out
 
 
 def load(files: dict[str, Path], *stems: str) -> list[xr.Dataset]:
-    return pf.load_paper_analyses([files[s] for s in stems])
+    return kelling2017.load_paper_analyses([files[s] for s in stems])
 
 
 def legend_texts(ax) -> list[str]:
@@ -76,24 +79,25 @@ def legend_texts(ax) -> list[str]:
 
 def test_block_layer_and_labels(files: dict[str, Path]) -> None:
     for scheme in ("DTrDT", "DTrDB", "cDBDT", "DBDT", "DTDT"):
-        assert pf.has_block_layer(scheme), scheme
+        assert kelling2017.has_block_layer(scheme), scheme
     for scheme in ("sequential", "DTr", "DB", "cDB", "DT", ""):
-        assert not pf.has_block_layer(scheme), scheme
+        assert not kelling2017.has_block_layer(scheme), scheme
     seq, dtrdt = load(files, "seq", "dtrdt21")
-    assert pf.tc_of(seq) is None and pf.tc_of(dtrdt) == (2, 1)  # tc read back as an array
-    assert pf.scheme_label(seq) == "sequential"
-    assert pf.scheme_label(dtrdt) == "DTrDT, TC=2,1"
-    labels = pf.curve_labels([seq, dtrdt])
+    assert kelling2017.tc_of(seq) is None
+    assert kelling2017.tc_of(dtrdt) == (2, 1)  # tc read back as an array
+    assert kelling2017.scheme_label(seq) == "sequential"
+    assert kelling2017.scheme_label(dtrdt) == "DTrDT, TC=2,1"
+    labels = kelling2017.curve_labels([seq, dtrdt])
     # the backend tells these two apart; a single parallel point needs no t_async
     assert labels == ["sequential, cpu, L=$2^{13}$, n=16", "DTrDT, TC=2,1, gpu, L=$2^{16}$, n=16"]
     dtrdt.attrs["tc"] = "3"
     with pytest.raises(ValueError, match="dtrdt21.nc: attribute tc must be two"):
-        pf.tc_of(dtrdt)
+        kelling2017.tc_of(dtrdt)
 
 
 def test_fig3b_sequential_black_and_common_s(files: dict[str, Path]) -> None:
     datasets = load(files, "cdbdt", "dtr_short", "seq")
-    fig = pf.plot_fig3b(datasets)
+    fig = kelling2017.plot_fig3b(datasets)
     assert isinstance(fig, Figure)
     (ax,) = fig.axes
     lines = ax.get_lines()
@@ -108,19 +112,19 @@ def test_fig3b_sequential_black_and_common_s(files: dict[str, Path]) -> None:
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     assert np.all(np.asarray(lines[0].get_xdata()) >= 1.0)  # t/s from t = s on
 
-    title = pf.plot_fig3b(datasets, s=5).axes[0].get_legend().get_title()
+    title = kelling2017.plot_fig3b(datasets, s=5).axes[0].get_legend().get_title()
     assert title.get_text() == "s = 5 MCS"
     with pytest.raises(ValueError, match=r"dtr_short.nc: no waiting time s=40"):
-        pf.plot_fig3b(datasets, s=40)
+        kelling2017.plot_fig3b(datasets, s=40)
     lone = datasets[1].isel(s=[0])  # only s = 5
     other = datasets[0].isel(s=[2])  # only s = 40
     with pytest.raises(ValueError, match="no waiting time s common to all inputs"):
-        pf.plot_fig3b([lone, other])
+        kelling2017.plot_fig3b([lone, other])
 
 
 def test_fig4_two_panels_labelled_by_tc(files: dict[str, Path]) -> None:
     datasets = load(files, "dtrdt11", "dtrdt21", "dtrdb22")
-    fig = pf.plot_fig4(datasets, s=10)
+    fig = kelling2017.plot_fig4(datasets, s=10)
     top, bottom = fig.axes
     assert len(top.get_lines()) == 3
     labels = legend_texts(top)
@@ -131,15 +135,15 @@ def test_fig4_two_panels_labelled_by_tc(files: dict[str, Path]) -> None:
     ]
     assert len(bottom.containers) == 3  # one errorbar series of lambda_h/z per point
     assert "lambda_h" in bottom.get_ylabel()
-    assert "lambda_s" in pf.plot_fig4(datasets, exponent="s").axes[1].get_ylabel()
+    assert "lambda_s" in kelling2017.plot_fig4(datasets, exponent="s").axes[1].get_ylabel()
     # without the effective exponent the figure has panel (a) only
     bare = [d.drop_vars(["lambda_h_over_z_eff", "lambda_h_over_z_eff_err"]) for d in datasets]
-    assert len(pf.plot_fig4(bare).axes) == 1
+    assert len(kelling2017.plot_fig4(bare).axes) == 1
 
 
 def test_fig6_reference_band_and_error_bars(files: dict[str, Path]) -> None:
     datasets = load(files, "dtrdt11", "dtrdb22", "seq")
-    fig = pf.plot_fig6(datasets)
+    fig = kelling2017.plot_fig6(datasets)
     (ax,) = fig.axes
     assert len(ax.containers) == 3
     labels = [t.get_text() for t in fig.legends[0].get_texts()]  # legend below the axes
@@ -162,12 +166,12 @@ def test_fig6_reference_band_and_error_bars(files: dict[str, Path]) -> None:
     d1 = datasets[0].copy()
     d1.attrs["dim"] = 1
     with pytest.raises(ValueError, match="dim=1"):
-        pf.plot_fig6([d1])
+        kelling2017.plot_fig6([d1])
 
 
 def write_bench(path: Path, rows: list[dict[str, object]]) -> Path:
     with path.open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(pf.BENCH_COLUMNS))
+        w = csv.DictWriter(f, fieldnames=list(kelling2017.BENCH_COLUMNS))
         w.writeheader()
         w.writerows(rows)
     return path
@@ -211,9 +215,9 @@ def bench_rows() -> list[dict[str, object]]:
 
 
 def test_performance_median_min_max(tmp_path: Path) -> None:
-    table = pf.load_bench_table(write_bench(tmp_path / "bench.csv", bench_rows()))
+    table = kelling2017.load_bench_table(write_bench(tmp_path / "bench.csv", bench_rows()))
     assert len(table) == 19 and table[0].tc == (1, 1) and table[-1].tc is None
-    fig = pf.plot_performance(table)
+    fig = kelling2017.plot_performance(table)
     left, right = fig.axes[:2]
     assert len(left.containers) == 3 and len(right.containers) == 3
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
@@ -235,16 +239,16 @@ def test_bench_table_errors_name_file(tmp_path: Path) -> None:
     bad = tmp_path / "nocol.csv"
     bad.write_text("scheme,p,q,L\nDTrDT,1,0,64\n")
     with pytest.raises(ValueError, match=r"nocol.csv: .*missing column\(s\) tc, backend"):
-        pf.load_bench_table(bad)
+        kelling2017.load_bench_table(bad)
     rows[3]["attempts_per_ns"] = "fast"
     with pytest.raises(ValueError, match=r"nonum.csv, data row 4: column attempts_per_ns"):
-        pf.load_bench_table(write_bench(tmp_path / "nonum.csv", rows))
+        kelling2017.load_bench_table(write_bench(tmp_path / "nonum.csv", rows))
     rows = bench_rows()
     rows[0]["tc"] = ""
     with pytest.raises(ValueError, match="block layer but tc is empty"):
-        pf.load_bench_table(write_bench(tmp_path / "notc.csv", rows))
+        kelling2017.load_bench_table(write_bench(tmp_path / "notc.csv", rows))
     with pytest.raises(ValueError, match="no measurements"):
-        pf.load_bench_table(write_bench(tmp_path / "empty.csv", []))
+        kelling2017.load_bench_table(write_bench(tmp_path / "empty.csv", []))
 
 
 @pytest.mark.parametrize("kind", ["fig3b", "fig4", "fig6", "performance"])
@@ -254,7 +258,7 @@ def test_cli_writes_png_and_pdf(kind: str, files: dict[str, Path], tmp_path: Pat
     else:
         inputs = [str(files[s]) for s in ("seq", "dtrdt11", "dtrdb22")]
     out = tmp_path / "figs"
-    assert pf.main([kind, "--out-dir", str(out), "--name", f"my_{kind}", *inputs]) == 0
+    assert papers.main([kind, "--out-dir", str(out), "--name", f"my_{kind}", *inputs]) == 0
     assert sorted(p.name for p in out.iterdir()) == [f"my_{kind}.pdf", f"my_{kind}.png"]
     assert (out / f"my_{kind}.pdf").read_bytes().startswith(b"%PDF")
     with Image.open(out / f"my_{kind}.png") as im:
@@ -282,43 +286,111 @@ def test_cli_bad_input_exit_2(
         (["performance", str(files["seq"])], ["seq.nc"]),
     ]
     for args, words in cases:
-        assert pf.main([args[0], "--out-dir", str(tmp_path / "o"), *args[1:]]) == 2
+        assert papers.main([args[0], "--out-dir", str(tmp_path / "o"), *args[1:]]) == 2
         err = capsys.readouterr().err.strip().splitlines()
-        assert len(err) == 1 and err[0].startswith("python -m analysis.paper_figures: error:")
+        assert len(err) == 1 and err[0].startswith("python -m analysis.papers: error:")
         assert all(w in err[0] for w in words), err[0]
     assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())
 
 
-def test_darkins2024_figures_dispatch(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+def test_cli_options_and_input_counts(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """darkins2024_fig2 takes no inputs and darkins2024_fig3 one benchmark table; both go to
-    analysis.kmc2d_performance (stubbed here: Fig. 2's CPU run takes half a minute)."""
-    import analysis.kmc2d_performance as kp
-
-    calls: list[tuple[str, ...]] = []
-
-    def fake(*args: str) -> list[str]:
-        calls.append(args)
-        paths = [args[-1] + ext for ext in (".png", ".pdf")]
-        for p in paths:
-            Path(p).write_bytes(b"x")
-        return paths
-
-    monkeypatch.setattr(kp, "make_fig2", fake)
-    monkeypatch.setattr(kp, "make_fig3", fake)
+    """--set passes options to the draw function (values as YAML); unknown figures and
+    options, malformed --set items and input counts that do not fit the figure's entry in
+    the registry (one table per benchmark kernel; at least one analysis) are refused."""
     out = tmp_path / "figs"
-    assert pf.main(["darkins2024_fig2", "--out-dir", str(out), "--name", "paper_f2"]) == 0
-    assert calls == [(str(out / "paper_f2"),)]
-    table = tmp_path / "kmc2d.csv"
-    table.write_text("n\n64\n")
-    assert pf.main(["darkins2024_fig3", "--out-dir", str(out), str(table)]) == 0
-    assert calls[-1] == (str(table), str(out / "darkins2024_fig3"))
-    written = pf.make_figure("darkins2024_fig2", [], out, name="again")
-    assert [p.name for p in written] == ["again.png", "again.pdf"]
-    for args in (["darkins2024_fig2", str(table)], ["darkins2024_fig3"],
-                 ["darkins2024_fig3", str(table), str(table)], ["fig6"]):  # fmt: skip
-        assert pf.main([args[0], "--out-dir", str(tmp_path / "o"), *args[1:]]) == 2
+    inputs = [str(files[s]) for s in ("dtrdt11", "dtrdt21", "dtrdb22")]
+    args = ["fig4", "--out-dir", str(out), "--set", "s=5", *inputs, "--set", "exponent=s"]
+    assert papers.main(args) == 0  # options after the inputs too
+    assert sorted(p.name for p in out.iterdir()) == ["fig4.pdf", "fig4.png"]
+    assert papers.parse_options(["s=100", "exponent=s", "ks=[1, 2]"]) == {
+        "s": 100,
+        "exponent": "s",
+        "ks": [1, 2],
+    }
+    bench = str(write_bench(tmp_path / "bench.csv", bench_rows()))
+    cases = [
+        (["fig7", bench], ["unknown paper figure 'fig7'", "fig6"]),
+        (["fig6", "--set", "s=5", *inputs], ["fig6 has no option 's'", "it takes none"]),
+        (["fig3b", "--set", "t=5", *inputs], ["no option 't'", "its options: s"]),
+        (["fig3b", "--set", "s", *inputs], ["--set takes KEY=VALUE"]),
+        (["fig3b", "--set", "s=20", *inputs], ["dtrdt11.nc: no waiting time s=20"]),
+        (["fig3b", "--set", "s=[5", *inputs], ["not a YAML value"]),
+        (["fig6"], ["fig6 needs the analysis files"]),
+        (["performance"], ["performance takes 1 table", "simcore bench dd --csv", "got 0"]),
+        (["performance", bench, bench], ["got 2 input(s)"]),
+        (["darkins2024_fig3", bench], ["kmc2d --csv, simcore bench kmc2d-surfaces --csv"]),
+    ]
+    for args, words in cases:
+        assert papers.main([args[0], "--out-dir", str(tmp_path / "o"), *args[1:]]) == 2
         err = capsys.readouterr().err.strip().splitlines()
-        assert len(err) == 1 and args[0] in err[0], err
-    assert len(calls) == 3 and not (tmp_path / "o").exists()
+        assert len(err) == 1 and all(w in err[0] for w in words), err
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.fixture(scope="module")
+def kmc2d_tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The tables of darkins2024 Figs. 2 and 3: the time steps and the surfaces written by
+    ``simcore bench`` on the CPU (small and fast), the speeds made up here (the bench run
+    is tested in test_kmc2d_workflow) with the columns ``simcore bench kmc2d`` writes."""
+    from simcore.cli import main
+
+    d = tmp_path_factory.mktemp("kmc2d")
+    steps, surfaces = d / "timestep.csv", d / "surfaces.csv"
+    assert main(["bench", "kmc2d-timestep", "--L", "24", "--steps", "12", "--bisections",
+                 "2", "--csv", str(steps)]) == 0  # fmt: skip
+    assert main(["bench", "kmc2d-surfaces", "--L", "8", "--phi", "0", "1",
+                 "--events-per-cell", "5", "--csv", str(surfaces)]) == 0  # fmt: skip
+    speeds = d / "kmc2d.csv"
+    header = ("n,phi,tile,backend,device,events_per_s,events_per_s_min,events_per_s_max,"
+              "accepted,rejected,events_per_tile_step,step_density,cpu,bkl_events_per_s,"
+              "speedup,commit")  # fmt: skip
+    lines = [header]
+    for n, phi, rate, bkl in [(64, 0, 2e6, 4e6), (128, 0, 8e6, 4e6), (64, 1, 1e6, 3e6),
+                              (128, 1, 4e6, 3e6)]:  # fmt: skip
+        lines.append(f"{n},{phi},8,gpu,GPU,{rate},{rate},{rate},9,1,40,0.5,CPU,{bkl},"
+                     f"{rate / bkl},abc")  # fmt: skip
+    speeds.write_text("\n".join(lines) + "\n")
+    return {"timestep": steps, "surfaces": surfaces, "speeds": speeds}
+
+
+def test_darkins2024_figures_from_tables(
+    kmc2d_tables: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Fig. 2 from the time-step table (dt per step, rejected steps marked, the error
+    zone); Fig. 3 from the speeds and the surfaces, in that order (one picture per phi)."""
+    from analysis import darkins2024
+
+    data, run = darkins2024.load_timestep_history(kmc2d_tables["timestep"])
+    assert data["dt"].size == 12 and run["n"] == 24 and run["tile"] == 8
+    assert np.all(data["edge"][data["accepted"]] >= 0)
+    fig, prov = darkins2024.fig2([str(kmc2d_tables["timestep"])])
+    (ax,) = fig.axes
+    assert "24 x 24 SOS" in ax.get_title() and "tiles of 8" in ax.get_title()
+    assert list(ax.get_lines()[0].get_ydata()) == pytest.approx(data["dt"])
+    assert "(CPU twin), 12 time steps" in prov["points"]
+    snapshots, _ = darkins2024.load_surfaces(kmc2d_tables["surfaces"])
+    assert sorted(snapshots) == [0.0, 1.0] and snapshots[1.0].shape == (8, 8)
+    fig, prov = darkins2024.fig3([str(kmc2d_tables["speeds"]), str(kmc2d_tables["surfaces"])])
+    assert len(fig.axes) == 4 and len(fig.axes[2].images) == 1  # rates, speedup, 2 pictures
+    assert "abc" in prov["git_commit"] and "surfaces.csv" in prov["points"]
+
+    out = tmp_path / "figs"
+    tables = {"darkins2024_fig2": ["timestep"], "darkins2024_fig3": ["speeds", "surfaces"]}
+    for figure, names in tables.items():
+        inputs = [str(kmc2d_tables[n]) for n in names]
+        assert papers.main([figure, "--out-dir", str(out), "--name", f"p_{figure}", *inputs]) == 0
+    assert len(list(out.iterdir())) == 4
+    twice = tmp_path / "twice.csv"  # two runs appended to one table
+    lines = kmc2d_tables["timestep"].read_text().splitlines()
+    twice.write_text("\n".join([*lines, *lines[1:]]) + "\n")
+    swapped = [str(kmc2d_tables["surfaces"]), str(kmc2d_tables["speeds"])]
+    cases = [
+        (["darkins2024_fig2", str(twice)], ["twice.csv", "holds 2 runs"]),
+        (["darkins2024_fig3", *swapped], ["surfaces.csv", "missing column"]),
+    ]
+    for args, words in cases:
+        assert papers.main([args[0], "--out-dir", str(tmp_path / "o"), *args[1:]]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and all(w in err[0] for w in words), err

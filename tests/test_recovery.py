@@ -32,6 +32,7 @@ pytestmark = [
 CAMPAIGN = {
     "campaign": "recover",
     "seed": 11,
+    "model": "kpz",
     "samples": 4,
     "samples_per_job": 2,
     "points": [{"dim": 2, "L": 64, "t_max": 300, "waiting_times": [10]}],

@@ -126,6 +126,7 @@ def test_campaign_through_slurm(slurm_cluster, tmp_path: Path) -> None:
     campaign = {
         "campaign": "slurmtest",
         "seed": 11,
+        "model": "kpz",
         "samples": 6,
         "samples_per_job": 2,
         "t_max": 20,

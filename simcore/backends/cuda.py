@@ -53,3 +53,12 @@ def load_module(source: Path, defines: tuple[str, ...], extra: tuple[str, ...] =
     import cupy as cp
 
     return cp.RawModule(code=Path(source).read_text(), options=compile_options(defines, *extra))
+
+
+class OnGPU:
+    """Mixin of a model's GPU job (the subclass of its CPU job): the device's name for
+    provenance.  The subclass overrides the hot methods and where the state lives."""
+
+    def device_name(self) -> str | None:
+        """The CUDA device's name."""
+        return gpu_device_name()

@@ -249,7 +249,11 @@ def _alternatives(key: Key, value: Any) -> list[Any]:
     if key.kind == "list":
         return [value]
     if key.kind == "pair":  # one pair, or a list of pairs
-        return list(value) if value and isinstance(value, list) and isinstance(value[0], list) else [value]
+        return (
+            list(value)
+            if value and isinstance(value, list) and isinstance(value[0], list)
+            else [value]
+        )
     return _as_list(value)
 
 
@@ -282,7 +286,7 @@ def expand_entry(
         if key not in spec.keys and key not in ENTRY_SETTINGS:
             known = [*spec.keys, *ENTRY_SETTINGS]
             raise CampaignError(
-                f"{where}.{key}: not a key of model {spec.name}{closest(key, known)} "
+                f"{where}.{key}: unknown key of model {spec.name}{closest(key, known)} "
                 f"(value: {value!r}; keys: {', '.join(known)})"
             )
 
@@ -458,7 +462,7 @@ def _paper_figures(
             for key in select:
                 if key not in allowed:
                     raise CampaignError(
-                        f"{where}.select.{key}: not a setting of model {spec.name}"
+                        f"{where}.select.{key}: unknown key of model {spec.name}"
                         f"{closest(key, allowed)}"
                     )
             chosen = tuple(

@@ -51,4 +51,8 @@ def job_resources(
         + math.ceil(3 * (work.state_bytes + work.result_bytes) / 2**20)
         + math.ceil(work.scratch_bytes / 2**20)
     )
-    return {"runtime": runtime * scale, "mem_mb": mem_mb * scale, "gpu": int(job["backend"] == "gpu")}
+    return {
+        "runtime": runtime * scale,
+        "mem_mb": mem_mb * scale,
+        "gpu": int(job["backend"] == "gpu"),
+    }

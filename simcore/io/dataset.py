@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import xarray as xr
@@ -10,7 +11,9 @@ import yaml
 
 from simcore.config import config_hash
 from simcore.io.atomic import atomic_path
-from simcore.models.spec import ModelSpec
+
+if TYPE_CHECKING:  # the spec is passed in: io depends on no model code
+    from simcore.models.spec import ModelSpec
 
 #: Keys of every run config copied into the global attributes of a run file, after the
 #: model's keys.
@@ -54,9 +57,7 @@ def lockstep_wall_time(wall: np.ndarray, samples: int) -> tuple:
     )
 
 
-def run_attributes(
-    cfg: dict, spec: ModelSpec, prov: dict[str, str], wall_seconds: float
-) -> dict:
+def run_attributes(cfg: dict, spec: ModelSpec, prov: dict[str, str], wall_seconds: float) -> dict:
     """Global attributes of a run file: parameters, provenance and the full config as YAML;
     ``point_config_keys`` lists the keys that all runs of the point share."""
     described = " ".join(f"{k}={cfg[k]}" for k in spec.point_keys[1:] if k in cfg)

@@ -1,6 +1,6 @@
 """Progress of a job whose samples all advance together: the state's ``ti`` counts the
-sampling times done of ``self.times``.  Used by EA3D and kmc2d; the GPU KPZ job has the same
-methods and should use this too (not switched: no GPU time left to test it)."""
+sampling times done of ``self.times``.  Used by the EA3D, kmc2d and fcc jobs and by the
+GPU KPZ job."""
 
 from __future__ import annotations
 
@@ -8,22 +8,18 @@ import numpy as np
 
 
 class LockstepProgress:
-    """``done``, ``fraction_done``, ``describe`` and ``device_name`` for jobs with ``self.times``, a
-    state ``ti`` and ``self.gpu`` (whether the job runs on the GPU)."""
+    """``done``, ``fraction_done``, ``describe`` and ``device_name`` (the CPU: None; GPU jobs
+    add :class:`simcore.backends.cuda.OnGPU`) for jobs with ``self.times`` and a state
+    ``ti``."""
 
     times: np.ndarray
-    gpu: bool
     samples: int
     #: Unit of the sampling times in progress lines ("" for model time).
     time_unit: str = ""
 
     def device_name(self) -> str | None:
         """Device for provenance (None: the CPU model)."""
-        if not self.gpu:
-            return None
-        from simcore.backends.cuda import gpu_device_name
-
-        return gpu_device_name()
+        return None
 
     def done(self, st: dict) -> bool:
         """True when the last sampling time has been measured."""

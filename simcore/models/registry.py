@@ -50,8 +50,10 @@ def get(name: str) -> ModelSpec:
         known = names()
         if not known:
             raise ConfigError(
-                "model", name, f"no models are registered: install simcore (pip install .) "
-                f"so that its '{GROUP}' entry points exist"
+                "model",
+                name,
+                f"no models are registered: install simcore (pip install .) "
+                f"so that its '{GROUP}' entry points exist",
             )
         raise ConfigError(
             "model", name, f"unknown model; known: {', '.join(known)}{closest(name, known)}"
@@ -60,8 +62,7 @@ def get(name: str) -> ModelSpec:
         spec = ep.load()
     except Exception as exc:  # noqa: BLE001 - any failure of a plug-in's import
         raise RegistryError(
-            f"model {name!r} (entry point {ep.value}) failed to load: "
-            f"{type(exc).__name__}: {exc}"
+            f"model {name!r} (entry point {ep.value}) failed to load: {type(exc).__name__}: {exc}"
         ) from exc
     _check(spec, name, ep.value)
     _specs[name] = spec

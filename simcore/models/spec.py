@@ -178,8 +178,8 @@ class ModelSpec:
     ``t_max``, for summaries), ``resource_rates`` (the campaign's ``job_resources`` keys
     of this model: name -> (default, description)), ``analysis`` (the module with
     ``analyze(ds, n_groups)`` and ``make_figures(analyses, out_dir)``), ``paper_figures``
-    and ``bench_kernels`` (kernel name -> ``"module:attribute"`` of a :class:`BenchKernel`,
-    imported only when the bench CLI is built).
+    ``bench_kernels`` (kernel name -> ``"module:attribute"`` of a :class:`BenchKernel`,
+    imported only when the bench CLI is built) and ``example`` (a small run config).
     """
 
     name: str = ""
@@ -190,6 +190,9 @@ class ModelSpec:
     analysis: str = ""
     paper_figures: tuple[PaperFigure, ...] = ()
     bench_kernels: Mapping[str, str] = {}
+    #: A small run config of the model (its keys, ``samples`` and ``t_max``) that runs on
+    #: the CPU in about a second: the documentation's example and the contract tests'.
+    example: Mapping[str, Any] = {}
 
     @property
     def point_keys(self) -> tuple[str, ...]:

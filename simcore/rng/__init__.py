@@ -12,9 +12,9 @@ counter  (c0, c1, c2, c3) = (index, step, sample, stream)
              step    the Monte Carlo step (MCS) or sub-step counter
              sample  the sample index inside the job (0 .. samples-1)
              stream  what the numbers are for (a tag of the one table,
-                     :mod:`simcore.rng.streams`, in the high byte) and the draw number inside that purpose
-                     (low 24 bits); schedules that need several sub-steps per
-                     MCS put the sub-step there too.
+                     :mod:`simcore.rng.streams`, in the high byte) and the draw
+                     number inside that purpose (low 24 bits); schedules that
+                     need several sub-steps per MCS put the sub-step there too.
 
 One call returns four independent uint32 words.  The functions below are
 plain numba ``njit`` code on uint32/uint64 scalars with no allocation, so the

@@ -37,6 +37,7 @@ import numpy as np
 
 from simcore.rng.philox import philox4x32, stream_tag
 from simcore.rng.streams import STREAM_PRNG_SEED
+from simcore.seeding import philox_key
 
 #: The generators an EA3D run can use; philox (counter based, no state) is the default.
 PRNGS = ("philox", "minstd", "pr64", "mt19937")
@@ -52,7 +53,6 @@ _M31 = np.uint64(MINSTD_M)
 _S31 = np.uint64(31)
 
 PR64_RING = 62
-PR64_LAGS = (24, 55, 61)
 #: Multiplier and increment of the 64-bit LCG of pr64 (Knuth's MMIX constants: full period).
 PR64_LCG_A = 6364136223846793005
 PR64_LCG_C = 1442695040888963407
@@ -61,7 +61,6 @@ _LCG_C = np.uint64(PR64_LCG_C)
 _S32 = np.uint64(32)
 
 MT_N = 624
-MT_M = 397
 _MT_MATRIX_A = np.uint64(0x9908B0DF)
 _MT_UPPER = np.uint64(0x80000000)
 _MT_LOWER = np.uint64(0x7FFFFFFF)
@@ -202,7 +201,7 @@ def draw_all(kind: str, state: np.ndarray, aux: np.ndarray, n: int) -> np.ndarra
 def _key(seed: int) -> tuple[int, int]:
     if not 0 <= seed < (1 << 64):
         raise ValueError(f"seed {seed} is not a 64-bit unsigned integer")
-    return seed & 0xFFFFFFFF, seed >> 32
+    return philox_key(seed)
 
 
 @numba.njit(cache=True)

@@ -52,10 +52,3 @@ def exp_variate(r0, r1):
     s2 = s + s
     lnf = s2 + s2 * (z * p)
     return float(53 - e) * LN2 - lnf
-
-
-def cuda_constants() -> str:
-    """The constants above as C hexadecimal literals (the CUDA header must hold these)."""
-    lines = [f"#define EXPV_LN2 {LN2.hex()}", f"#define EXPV_SQRT2 {SQRT2.hex()}"]
-    lines += [f"#define EXPV_C{k} {c.hex()}" for k, c in enumerate(SERIES)]
-    return "\n".join(lines)

@@ -13,7 +13,6 @@ MASK32 = np.uint64(0xFFFFFFFF)
 SHIFT32 = np.uint64(32)
 
 
-
 def stream_tag(stream: int, draw: int = 0) -> int:
     """Counter word c3 for a purpose ``stream`` (0..255) and a draw number (< 2**24)."""
     if not 0 <= stream < 256 or not 0 <= draw < (1 << 24):

@@ -1,31 +1,27 @@
 # Exponents per point, then the campaign figures from all points.
 
 
-rule exponents:
-    """Means, errors and effective exponents of one point's dataset (kpz), or its energy,
-    overlap moments and Binder ratio (ea3d), or its surface width, beta_eff, energy,
-    magnetization, step density and event rate (kmc2d), or its open bonds, energy, domain
-    size, S(k, t) and coarsening exponent x_eff (fcc)."""
+rule analyze:
+    """Means, jackknife errors and effective exponents of one point's dataset, by the
+    analysis module of its model (analysis.<model>, found through the registry)."""
     input:
         "results/{campaign}/datasets/{point}.nc",
     output:
         "results/{campaign}/analysis/{point}.nc",
     log:
-        "results/{campaign}/logs/exponents/{point}.log",
+        "results/{campaign}/logs/analyze/{point}.log",
     resources:
         runtime=30,
         mem_mb=lambda wildcards, input: 1024 + 3 * int(input.size_mb),
     conda:
         "../envs/simcore.yaml"
     shell:
-        "python -m analysis.exponents {input:q} --out {output:q} > {log:q} 2>&1"
+        "python -m analysis.analyze {input:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule figures:
-    """The campaign figures, every point in each: W2, beta_eff, C_h, C_s, lambda_eff
-    (kpz), or energy, q2, binder (ea3d), or W2, beta_eff (sos points), energy,
-    magnetization (ising points), step_density, events_rate (kmc2d), or domain_size,
-    x_eff, open_bonds, structure_factor, slice (fcc)."""
+    """The campaign figures, every point in each (the model's spec names them, its
+    analysis module draws them)."""
     input:
         campaign_analyses,
     output:
@@ -42,7 +38,7 @@ rule figures:
         "results/{campaign}/logs/figures.log",
     params:
         out_dir=lambda wildcards: f"results/{wildcards.campaign}/figures",
-        summary=lambda wildcards: CAMPAIGN.summary(),
+        summary=figure_summary,
     resources:
         runtime=30,
         mem_mb=lambda wildcards, input: 2048 + 3 * int(input.size_mb),
@@ -53,15 +49,9 @@ rule figures:
 
 
 rule paper_figure:
-    """A comparison figure of the papers (campaign key `paper_figures`) from its points.
-
-    fig3b: C_s(t, s) vs t/s per scheme; fig4: C_h and lambda_eff per scheme and TC;
-    fig6: beta_eff with kelling2017's asymptotic beta; performance: from the dd
-    benchmarks; psflip_k, psflip_L, psflip_prng (lulli2015 Figs. 4, 5, 9): from the
-    ea3d benchmarks; strong_scaling, scaling_collapse (Figs. 12, 13): from the mgpu
-    benchmarks; darkins2024_fig3: from the kmc2d benchmarks; darkins2024_fig2: no input,
-    its CPU run is done by the drawing function.
-    """
+    """A comparison figure of the papers (campaign key `paper_figures`), from the analyses
+    of the points it selects or from the tables of its benchmark kernels (the registry's
+    table of paper figures says which; `simcore models --figures` lists it)."""
     input:
         paper_figure_input,
     output:
@@ -75,7 +65,7 @@ rule paper_figure:
     wildcard_constraints:
         fig="|".join(re.escape(fig.name) for fig in CAMPAIGN.paper_figures) or "(?!)",
     params:
-        figure=lambda wildcards: CAMPAIGN.paper_figure(wildcards.fig).figure,
+        figure=lambda wildcards: CAMPAIGN.paper_figure(wildcards.fig).figure.name,
         out_dir=lambda wildcards: f"results/{wildcards.campaign}/figures",
         summary=paper_figure_summary,
     resources:
@@ -83,20 +73,19 @@ rule paper_figure:
     conda:
         "../envs/simcore.yaml"
     shell:
-        "python -m analysis.paper_figures {params.figure} --out-dir {params.out_dir:q} "
+        "python -m analysis.papers {params.figure} --out-dir {params.out_dir:q} "
         "--name paper_{wildcards.fig} {input:q} > {log:q} 2>&1"
 
 
 rule benchmark:
-    """The campaign's `benchmarks` lines of one `simcore bench` kernel (dd, ea3d, mgpu:
-    the strong scaling over all GPUs of the host, via mpirun, or kmc2d: the GPU tile
-    algorithm and serial BKL), one CSV row per repeat or configuration."""
+    """The campaign's `benchmarks` lines of one `simcore bench` kernel that a paper figure
+    draws (its defaults where no line names it), one CSV row per measurement."""
     output:
         "results/{campaign}/bench/{kernel}.csv",
     log:
         "results/{campaign}/logs/bench_{kernel}.log",
     wildcard_constraints:
-        kernel="|".join(BENCH_KERNELS),
+        kernel="|".join(re.escape(k) for k in CAMPAIGN.bench_kernels) or "(?!)",
     params:
         lines=lambda wildcards: CAMPAIGN.bench_lines(wildcards.kernel),
     resources:

@@ -1,27 +1,17 @@
 # Shared state of the rules: the expanded campaign and the helpers the rules call.
-# All planning logic lives in simcore/campaign.py (pure Python, unit tested); this file
-# only exposes it to Snakemake.
+# All planning lives in simcore.campaign (pure Python, unit tested, no model named); this
+# file only exposes it to Snakemake.
 
 import re
 
-from simcore.campaign import (
-    BENCH_FIGURE_KERNEL,
-    BENCH_KERNELS,
-    COMPUTED_FIGURES,
-    NAME_PATTERN,
-    job_config_yaml,
-    load_campaign,
-)
+from simcore.campaign import NAME_PATTERN, job_config_yaml, load_campaign
 
-# Validated (semantic checks beyond the schema: L a power of two, p + q <= 1, waiting
-# times <= t_max, unique point names) and expanded into points and blocks.
-CAMPAIGN = load_campaign(
-    config, schema_path=f"{workflow.basedir}/workflow/schemas/config.schema.yaml"
-)
+# Validated (the model's keys and checks, found through the registry: every point is a
+# valid run config) and expanded into points and blocks.
+CAMPAIGN = load_campaign(config)
 
-#: The campaign figures of its model (simcore.campaign.MODEL_FIGURES: analysis.figures for
-#: kpz, analysis.spin_glass for ea3d, analysis.fcc for fcc; analysis.kmc2d for kmc2d, whose
-#: figures depend on the rate models of its points).
+#: The campaign figures of its model (the model's spec says which, and its analysis
+#: module draws them).
 FIGURE_NAMES = CAMPAIGN.figure_names
 FIGURE_FORMATS = ["png", "pdf"]
 
@@ -53,7 +43,7 @@ def job_yaml(wildcards):
 
 
 def job_resource(key):
-    """Resource ``key`` of a simulate job, from simcore.campaign.job_resources."""
+    """Resource ``key`` of a simulate job, from simcore.campaign.resources.job_resources."""
 
     def get(wildcards, attempt):
         return CAMPAIGN.job_resources(wildcards.point, int(wildcards.block), attempt)[key]
@@ -62,8 +52,8 @@ def job_resource(key):
 
 
 def job_threads(wildcards):
-    """CPU threads of a simulate job: 1, or the campaign's `threads` for CPU DD schemes
-    (simcore.campaign.Campaign.job_threads: also ea3d, kmc2d tiles, fcc dt and slabs)."""
+    """CPU threads of a simulate job: the campaign's `threads` where the model's spec says
+    the job's schedule runs in parallel on the CPU, else 1."""
     return CAMPAIGN.job_threads(wildcards.point)
 
 
@@ -104,11 +94,6 @@ def stage_runs(wildcards):
     return _runs(wildcards.campaign, point.name, blocks)
 
 
-def bench_csv(wildcards, kernel="dd"):
-    """The campaign's benchmark table of one ``simcore bench`` kernel."""
-    return f"results/{wildcards.campaign}/bench/{kernel}.csv"
-
-
 def campaign_analyses(wildcards):
     """The analysis file of every point of the campaign."""
     return _analyses(wildcards.campaign, CAMPAIGN.point_names)
@@ -119,24 +104,30 @@ def _analyses(campaign, points):
 
 
 def paper_figure_input(wildcards):
-    """What a comparison figure is drawn from: the benchmark table (performance, ...),
-    nothing (a figure that computes its own data), or the analyses of the points it
-    selects."""
+    """What a comparison figure is drawn from: the tables of its benchmark kernels (in
+    the figure's order), or the analyses of the points it selects."""
     fig = CAMPAIGN.paper_figure(wildcards.fig)
-    if fig.figure in BENCH_FIGURE_KERNEL:
-        return bench_csv(wildcards, BENCH_FIGURE_KERNEL[fig.figure])
-    if fig.figure in COMPUTED_FIGURES:
-        return []
+    if fig.figure.bench:
+        return [f"results/{wildcards.campaign}/bench/{k}.csv" for k in fig.figure.bench]
     return _analyses(wildcards.campaign, CAMPAIGN.figure_points(fig.name))
 
 
 def paper_figure_summary(wildcards):
-    """Report caption of a comparison figure: its points, or its benchmark lines."""
+    """Report caption of a comparison figure: what it shows, and its points or its
+    benchmark lines."""
     fig = CAMPAIGN.paper_figure(wildcards.fig)
-    if fig.figure in BENCH_FIGURE_KERNEL:
-        kernel = BENCH_FIGURE_KERNEL[fig.figure]
-        lines = "; ".join(f"simcore bench {kernel} {line}" for line in CAMPAIGN.bench_lines(kernel))
-        return f"Benchmarks: {lines}."
-    if fig.figure in COMPUTED_FIGURES:
-        return f"{fig.figure}: computed on the CPU by analysis.kmc2d_performance (no points)."
-    return CAMPAIGN.summary(CAMPAIGN.figure_points(fig.name))
+    title = f"{fig.figure.paper} {fig.figure.title}."
+    if fig.figure.bench:
+        lines = "; ".join(
+            f"simcore bench {kernel} {line}".strip()
+            for kernel in fig.figure.bench
+            for line in CAMPAIGN.bench_lines(kernel)
+        )
+        return f"{title} Benchmarks: {lines}."
+    return f"{title} {CAMPAIGN.summary(CAMPAIGN.figure_points(fig.name))}"
+
+
+def figure_summary(wildcards, output):
+    """Report caption of the campaign figures: what each shows, and the campaign's points."""
+    shown = "; ".join(f"{name}: {text}" for name, text in CAMPAIGN.figures.items())
+    return f"{shown}. {CAMPAIGN.summary()}"

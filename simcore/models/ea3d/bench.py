@@ -216,6 +216,7 @@ def run_bench_mgpu(
     import tempfile
 
     from simcore.backends.cuda import gpu_device_name, require_gpu
+
     require_gpu()
     import cupy as cp
 
@@ -265,16 +266,32 @@ def run_bench_mgpu(
 
 
 def _ea3d_arguments(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--layout", nargs="+", default=["sliced"],
-                    help="standard, sliced, bitwise (L = 2^l) (default sliced)")
-    ap.add_argument("--L", type=int, nargs="+", default=[16, 32, 64, 128],
-                    help="even lattice sizes (default 16 32 64 128)")
-    ap.add_argument("--k", type=int, nargs="+", default=[1],
-                    help="coded words of 64 samples each (default 1)")
-    ap.add_argument("--prng", nargs="+", default=["philox"], choices=list(PRNGS),
-                    help="random number generators (default philox)")
-    ap.add_argument("--T", type=float, default=1.1,
-                    help="temperature (speed barely depends on it; default 1.1)")
+    ap.add_argument(
+        "--layout",
+        nargs="+",
+        default=["sliced"],
+        help="standard, sliced, bitwise (L = 2^l) (default sliced)",
+    )
+    ap.add_argument(
+        "--L",
+        type=int,
+        nargs="+",
+        default=[16, 32, 64, 128],
+        help="even lattice sizes (default 16 32 64 128)",
+    )
+    ap.add_argument(
+        "--k", type=int, nargs="+", default=[1], help="coded words of 64 samples each (default 1)"
+    )
+    ap.add_argument(
+        "--prng",
+        nargs="+",
+        default=["philox"],
+        choices=list(PRNGS),
+        help="random number generators (default philox)",
+    )
+    ap.add_argument(
+        "--T", type=float, default=1.1, help="temperature (speed barely depends on it; default 1.1)"
+    )
     add_backend_option(ap)
     ap.add_argument("--mcs", type=int, default=2, help="sweeps per repeat (default 2)")
     ap.add_argument("--repeats", type=int, default=5, help="timed repeats (default 5)")
@@ -288,10 +305,20 @@ def _run_ea3d(args: argparse.Namespace) -> str:
 
 
 def _mgpu_arguments(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--gpus", type=int, nargs="+", default=[1, 2],
-                    help="GPU counts N, one mpirun each (default 1 2)")
-    ap.add_argument("--L", type=int, nargs="+", default=[128, 256, 512],
-                    help="lattice sizes (default 128 256 512)")
+    ap.add_argument(
+        "--gpus",
+        type=int,
+        nargs="+",
+        default=[1, 2],
+        help="GPU counts N, one mpirun each (default 1 2)",
+    )
+    ap.add_argument(
+        "--L",
+        type=int,
+        nargs="+",
+        default=[128, 256, 512],
+        help="lattice sizes (default 128 256 512)",
+    )
     ap.add_argument("--k", type=int, default=1, help="coded words per GPU (default 1)")
     ap.add_argument("--mcs", type=int, default=2, help="sweeps per repeat (default 2)")
     ap.add_argument("--repeats", type=int, default=5, help="timed repeats (default 5)")

@@ -9,17 +9,13 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from simcore.models.ea3d.spec import LAYOUTS
 from simcore.rng.philox import philox4x32
 from simcore.rng.streams import STREAM_EA_COUPLINGS, STREAM_EA_SPINS
 
+#: The memory layouts (simcore.models.ea3d) and their codes in the kernels.
+LAYOUTS = ("standard", "sliced", "bitwise")
 LAYOUT_ID = {name: i for i, name in enumerate(LAYOUTS)}
 N_REPLICAS = 4
-WORD_BITS = 64
-
-
-#: Direction d -> (axis, step): +x, -x, +y, -y, +z, -z.
-DIRECTIONS = ((0, 1), (0, -1), (1, 1), (1, -1), (2, 1), (2, -1))
 
 
 def check_layout(layout: str, L: int) -> str | None:

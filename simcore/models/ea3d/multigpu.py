@@ -36,6 +36,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from simcore.models.ea3d.lattice import N_REPLICAS
+from simcore.seeding import philox_key
 
 
 class Slab:
@@ -276,7 +277,7 @@ def run_local(L: int, k: int, n_slabs: int, sweeps: int, T: float, seed: int) ->
     """N slabs on one GPU against the single-GPU kernel: True if bit-identical."""
     from simcore.models.ea3d.rule import thresholds
 
-    keys, thr = (seed & 0xFFFFFFFF, seed >> 32), thresholds(T)
+    keys, thr = philox_key(seed), thresholds(T)
     S0, J0, ref = _single_gpu_reference(L, k, sweeps, keys, thr)
     slabs = []
     for r in range(n_slabs):
@@ -393,7 +394,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     comm = MPI.COMM_WORLD
     rank, size = comm.Get_rank(), comm.Get_size()
     cp.cuda.Device(rank % cp.cuda.runtime.getDeviceCount()).use()
-    keys, thr = (args.seed & 0xFFFFFFFF, args.seed >> 32), thresholds(args.T)
+    keys, thr = philox_key(args.seed), thresholds(args.T)
     ipc = same_host(comm) and not args.host_staging
     if rank == 0:
         print(f"{size} rank(s), exchange: {'CUDA IPC' if ipc else 'host staging + MPI'}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
+from simcore.backends.cuda import OnGPU
 from simcore.io.dataset import sample_coord
 from simcore.models.ea3d.kernels import PRNG_CODE, n_generators, sweeps_philox, sweeps_stateful
 from simcore.models.ea3d.lattice import (
@@ -25,10 +26,14 @@ from simcore.models.ea3d.observables import PAIRS, energy_per_spin, overlaps
 from simcore.models.ea3d.rule import thresholds
 from simcore.models.lockstep import LockstepProgress
 from simcore.sampling import sampling_times
+from simcore.seeding import philox_key
 
 
 class EA3DSimulation(LockstepProgress):
-    """The EA3D model for one validated run config (``backend`` cpu or gpu)."""
+    """The EA3D model on the CPU (numba) for one validated run config; the GPU job is the
+    subclass :class:`EA3DGPUSimulation`, which overrides the sweep and where the spins live."""
+
+    time_unit = "sweeps"
 
     def __init__(self, cfg: dict):
         self.cfg = cfg
@@ -38,20 +43,11 @@ class EA3DSimulation(LockstepProgress):
         self.samples = 64 * self.k
         self.times = sampling_times(cfg["t_max"], cfg["points_per_decade"], [])
         self.thr = thresholds(float(cfg["T"]))
-        seed = int(cfg["seed"])
-        self.k0, self.k1 = seed & 0xFFFFFFFF, seed >> 32
+        self.k0, self.k1 = philox_key(cfg["seed"])
         self.J = init_couplings(self.lid, self.L, self.k, self.k0, self.k1)
         self.nbr = neighbour_table(self.lid, self.L)
         self.phys = physical_table(self.lid, self.L)
         self.prng = str(cfg["prng"])
-        self.gpu = cfg["backend"] == "gpu"
-        if self.gpu:
-            import cupy as cp
-
-            from simcore.models.ea3d.gpu import EA3DKernel
-
-            self._kernel = EA3DKernel(self.layout, self.L, self.k, prng=self.prng)
-            self._J_dev = cp.asarray(self.J)
 
     # -- state ---------------------------------------------------------------
     def initial_state(self) -> dict:
@@ -74,20 +70,11 @@ class EA3DSimulation(LockstepProgress):
 
     def to_host(self, st: dict) -> dict:
         """The state as host arrays, for a checkpoint (couplings are rebuilt from the seed)."""
-        if not self.gpu:
-            return st
-        import cupy as cp
-
-        return {k: (cp.asnumpy(v) if isinstance(v, cp.ndarray) else v) for k, v in st.items()}
+        return st
 
     def from_host(self, st: dict) -> dict:
-        """The state restored from host arrays (spins moved to the GPU for backend gpu)."""
-        if not self.gpu:
-            return st
-        import cupy as cp
-
-        on_gpu = ("S", "prng_state", "prng_aux")
-        return {k: (cp.asarray(v) if k in on_gpu else v) for k, v in st.items()}
+        """The state restored from host arrays."""
+        return st
 
     def describe(self, st: dict) -> str:
         """Where the job stands, for progress lines."""
@@ -101,26 +88,26 @@ class EA3DSimulation(LockstepProgress):
         ti = int(st["ti"])
         t_to = int(self.times[ti])
         t_from = int(self.times[ti - 1]) if ti > 0 else 0
-        n = t_to - t_from
-        if n > 0 and self.prng != "philox":
-            if self.gpu:
-                self._kernel.sweeps_stateful(
-                    st["S"], self._J_dev, n, st["prng_state"], st["prng_aux"], self.thr
-                )
-            else:
-                sweeps_stateful(st["S"], self.J, self.nbr, PRNG_CODE[self.prng],
-                                st["prng_state"], st["prng_aux"], n, *self.thr)  # fmt: skip
-        elif n > 0:
-            if self.gpu:
-                self._kernel.sweeps(st["S"], self._J_dev, t_from, n, self.k0, self.k1, self.thr)
-            else:
-                sweeps_philox(
-                    st["S"], self.J, self.nbr, self.phys, t_from, n, self.k0, self.k1, *self.thr
-                )
-        S = self.to_host(st)["S"] if self.gpu else st["S"]
+        if t_to > t_from:
+            self._sweeps(st, t_from, t_to - t_from)
+        S = self._host_spins(st)
         st["energy"][:, :, ti] = energy_per_spin(S, self.J, self.nbr).T
         st["q"][:, :, ti] = overlaps(S).T
         st["ti"] = ti + 1
+
+    def _sweeps(self, st: dict, t_from: int, n: int) -> None:
+        """``n`` sweeps from sweep ``t_from`` (numba, in place)."""
+        if self.prng != "philox":
+            sweeps_stateful(st["S"], self.J, self.nbr, PRNG_CODE[self.prng],
+                            st["prng_state"], st["prng_aux"], n, *self.thr)  # fmt: skip
+        else:
+            sweeps_philox(
+                st["S"], self.J, self.nbr, self.phys, t_from, n, self.k0, self.k1, *self.thr
+            )
+
+    def _host_spins(self, st: dict) -> np.ndarray:
+        """The spin words on the host, for the measurement."""
+        return st["S"]
 
     # -- output --------------------------------------------------------------
     def to_dataset(self, st: dict) -> xr.Dataset:
@@ -168,3 +155,44 @@ class EA3DSimulation(LockstepProgress):
             ),  # fmt: skip
         }
         return xr.Dataset(data, coords=coords)
+
+
+class EA3DGPUSimulation(OnGPU, EA3DSimulation):
+    """The EA3D job on the current CUDA device: the spins (and stateful generators) live on
+    the GPU between sampling times; the same lattices as the CPU job bit for bit."""
+
+    _on_device = ("S", "prng_state", "prng_aux")
+
+    def __init__(self, cfg: dict):
+        super().__init__(cfg)
+        import cupy as cp
+
+        from simcore.models.ea3d.gpu import EA3DKernel
+
+        self._kernel = EA3DKernel(self.layout, self.L, self.k, prng=self.prng)
+        self._J_dev = cp.asarray(self.J)
+
+    def to_host(self, st: dict) -> dict:
+        """The state with its device arrays copied to the host."""
+        import cupy as cp
+
+        return {k: (cp.asnumpy(v) if isinstance(v, cp.ndarray) else v) for k, v in st.items()}
+
+    def from_host(self, st: dict) -> dict:
+        """The state with the spins and generators moved to the GPU."""
+        import cupy as cp
+
+        return {k: (cp.asarray(v) if k in self._on_device else v) for k, v in st.items()}
+
+    def _sweeps(self, st: dict, t_from: int, n: int) -> None:
+        if self.prng != "philox":
+            self._kernel.sweeps_stateful(
+                st["S"], self._J_dev, n, st["prng_state"], st["prng_aux"], self.thr
+            )
+        else:
+            self._kernel.sweeps(st["S"], self._J_dev, t_from, n, self.k0, self.k1, self.thr)
+
+    def _host_spins(self, st: dict) -> np.ndarray:
+        import cupy as cp
+
+        return cp.asnumpy(st["S"])

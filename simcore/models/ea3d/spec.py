@@ -6,10 +6,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from simcore.checks import ConfigError, check_int
+from simcore.models.ea3d.lattice import LAYOUTS
 from simcore.models.spec import Key, ModelSpec, PaperFigure, Simulation, Work, format_number
 from simcore.sampling import n_times_estimate
 
-LAYOUTS = ("standard", "sliced", "bitwise")
 PRNGS = ("philox", "minstd", "pr64", "mt19937")
 
 _LULLI = "lulli2015"
@@ -51,6 +51,7 @@ class EA3DSpec(ModelSpec):
         "ea3d": "simcore.models.ea3d.bench:EA3D",
         "mgpu": "simcore.models.ea3d.bench:MGPU",
     }
+    example = {"L": 4, "T": 1.0, "samples": 64, "t_max": 20}
 
     def validate(self, cfg: dict[str, Any]) -> None:
         """An even size the layout supports, T > 0, whole coded words of samples."""
@@ -64,7 +65,9 @@ class EA3DSpec(ModelSpec):
             raise ConfigError("T", T, "must be a number > 0")
         cfg["T"] = float(T)
         if cfg["samples"] % 64:
-            raise ConfigError("samples", cfg["samples"], "must be a multiple of 64 (one coded word)")
+            raise ConfigError(
+                "samples", cfg["samples"], "must be a multiple of 64 (one coded word)"
+            )
         if cfg["sample_offset"] % 64:
             raise ConfigError("sample_offset", cfg["sample_offset"], "must be a multiple of 64")
 

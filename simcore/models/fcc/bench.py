@@ -236,14 +236,19 @@ def run_bench_fcc(
 def _fcc_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--L", type=int, default=512, help="one even side L (default 512)")
     ap.add_argument("--c", type=float, default=0.325, help="B concentration (default 0.325)")
-    ap.add_argument("--epsilon", type=float, default=1.5,
-                    help="bond energy / k_B T (default 1.5)")
+    ap.add_argument("--epsilon", type=float, default=1.5, help="bond energy / k_B T (default 1.5)")
     ap.add_argument("--block-side", type=int, default=32, help="GPU dt block side b (default 32)")
-    ap.add_argument("--cpu-block-side", type=int, default=32,
-                    help="CPU DD block side b (default 32)")
+    ap.add_argument(
+        "--cpu-block-side", type=int, default=32, help="CPU DD block side b (default 32)"
+    )
     ap.add_argument("--slabs", type=int, default=0, help="slabs P (0: the numba threads)")
-    ap.add_argument("--quench", type=int, nargs="+", default=[0, 10, 100, 1000, 10000],
-                    help="MCS of the quench at which the implementations are timed")
+    ap.add_argument(
+        "--quench",
+        type=int,
+        nargs="+",
+        default=[0, 10, 100, 1000, 10000],
+        help="MCS of the quench at which the implementations are timed",
+    )
     ap.add_argument("--mcs", type=int, default=100, help="MCS per GPU run (default 100)")
     ap.add_argument("--cpu-mcs", type=int, default=1, help="MCS per CPU run (default 1)")
     ap.add_argument("--repeats", type=int, default=5, help="timed repeats (default 5)")

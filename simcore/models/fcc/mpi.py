@@ -33,6 +33,7 @@ import numpy as np
 from simcore.models.fcc.lattice import random_mixture
 from simcore.models.fcc.rule import thresholds
 from simcore.models.fcc.slabs import DEAD, check_slabs, slab_origin, slab_round, slab_sweeps
+from simcore.seeding import philox_key
 
 
 def window_contains(L: int, P: int, rank: int, plane: int) -> bool:
@@ -159,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     P, rank = comm.Get_size(), comm.Get_rank()
     L = args.L
     check_slabs(L, P)
-    k0, k1 = args.seed & 0xFFFFFFFF, (args.seed >> 32) & 0xFFFFFFFF
+    k0, k1 = philox_key(args.seed)
     thr = thresholds(args.epsilon)
     start = random_mixture(L, args.c, k0, k1, args.sample)
     both = args.active == "both"

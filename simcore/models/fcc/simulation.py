@@ -23,6 +23,7 @@ import time
 import numpy as np
 import xarray as xr
 
+from simcore.backends.cuda import OnGPU
 from simcore.io.dataset import lockstep_wall_time, sample_coord
 from simcore.models.fcc.decomposed import dt_sweeps
 from simcore.models.fcc.kernels import sequential_sweeps
@@ -38,6 +39,7 @@ from simcore.models.fcc.rule import thresholds
 from simcore.models.fcc.slabs import slab_sweeps
 from simcore.models.lockstep import LockstepProgress
 from simcore.sampling import sampling_times
+from simcore.seeding import philox_key
 
 #: Largest side of the z = 0 plane kept in the run file (its top-left corner).
 SLICE = 256
@@ -57,7 +59,9 @@ OBSERVABLES = {
 
 
 class FCCSimulation(LockstepProgress):
-    """The fcc alloy for one validated run config (``model: fcc``)."""
+    """The fcc alloy on the CPU for one validated run config (scheme sequential, dt on all
+    cores, or slabs); the GPU job is the subclass :class:`FCCGPUSimulation`, which
+    overrides the sweeps and where the lattices live."""
 
     time_unit = "MCS"
 
@@ -71,18 +75,7 @@ class FCCSimulation(LockstepProgress):
         self.block_side = int(cfg.get("block_side") or 0)
         self.n_slabs = int(cfg.get("n_slabs") or 0)
         self.times = sampling_times(cfg["t_max"], cfg["points_per_decade"], [])
-        seed = int(cfg["seed"])
-        self.k0, self.k1 = seed & 0xFFFFFFFF, seed >> 32
-        self.gpu = cfg["backend"] == "gpu"
-        self._kernel = None
-        self._on_device = False
-        self._moves_at_upload = np.zeros(self.samples, dtype=np.int64)
-        if self.gpu:
-            from simcore.models.fcc.gpu import DTKernel
-
-            self._kernel = DTKernel(
-                self.L, self.block_side, self.samples, self.k0, self.k1, self.thr, self.both
-            )
+        self.k0, self.k1 = philox_key(cfg["seed"])
 
     # -- state ---------------------------------------------------------------
     def initial_state(self) -> dict:
@@ -105,13 +98,11 @@ class FCCSimulation(LockstepProgress):
         return st
 
     def to_host(self, st: dict) -> dict:
-        """The state as host arrays (the GPU's lattices are copied back at every sampling
-        time already)."""
+        """The state as host arrays (it is on the host)."""
         return st
 
     def from_host(self, st: dict) -> dict:
-        """The state restored from host arrays (uploaded to the GPU at the next step)."""
-        self._on_device = False
+        """The state restored from host arrays."""
         return st
 
     # -- dynamics ------------------------------------------------------------
@@ -122,15 +113,12 @@ class FCCSimulation(LockstepProgress):
         t_from = int(self.times[ti - 1]) if ti > 0 else 0
         start = time.perf_counter()
         if t_to > t_from:
-            if self.gpu:
-                self._step_gpu(st, t_from, t_to - t_from)
-            else:
-                self._step_cpu(st, t_from, t_to - t_from)
+            self._sweeps(st, t_from, t_to - t_from)
         st["wall"][ti] = (st["wall"][ti - 1] if ti > 0 else 0.0) + time.perf_counter() - start
         self._measure(st, ti)
         st["ti"] = ti + 1
 
-    def _step_cpu(self, st: dict, t0: int, mcs: int) -> None:
+    def _sweeps(self, st: dict, t0: int, mcs: int) -> None:
         """MCS t0 .. t0 + mcs - 1 of each sample under the job's scheme (numba, in place)."""
         L, k0, k1, thr, both = self.L, self.k0, self.k1, self.thr, self.both
         for j in range(self.samples):
@@ -142,18 +130,6 @@ class FCCSimulation(LockstepProgress):
             else:
                 _, moves = sequential_sweeps(lat, L, t0, mcs, j, k0, k1, thr, both)
             st["moves"][j] += moves
-
-    def _step_gpu(self, st: dict, t0: int, mcs: int) -> None:
-        """All samples in lockstep on the GPU (scheme dt); the lattices come back to the
-        host for the measurement."""
-        k = self._kernel
-        if not self._on_device:
-            k.upload(st["lat"])
-            self._moves_at_upload = st["moves"].copy()
-            self._on_device = True
-        k.sweeps(t0, mcs)
-        st["lat"] = np.ascontiguousarray(k.download())
-        st["moves"] = self._moves_at_upload + np.asarray(k.moves, dtype=np.int64)
 
     def _measure(self, st: dict, ti: int) -> None:
         for j in range(self.samples):
@@ -223,3 +199,36 @@ class FCCSimulation(LockstepProgress):
             },
         )
         return xr.Dataset(data, coords=coords)
+
+
+class FCCGPUSimulation(OnGPU, FCCSimulation):
+    """Scheme dt on the current CUDA device, all samples in lockstep; the lattices come
+    back to the host at every sampling time (the observables are measured there), the same
+    lattices as the CPU job bit for bit."""
+
+    def __init__(self, cfg: dict):
+        super().__init__(cfg)
+        from simcore.models.fcc.gpu import DTKernel
+
+        self._kernel = DTKernel(
+            self.L, self.block_side, self.samples, self.k0, self.k1, self.thr, self.both
+        )
+        self._on_device = False
+        self._moves_at_upload = np.zeros(self.samples, dtype=np.int64)
+
+    def from_host(self, st: dict) -> dict:
+        """The state restored from host arrays (uploaded to the GPU at the next step)."""
+        self._on_device = False
+        return st
+
+    def _sweeps(self, st: dict, t0: int, mcs: int) -> None:
+        """All samples in lockstep on the GPU (scheme dt); the lattices come back to the
+        host for the measurement."""
+        k = self._kernel
+        if not self._on_device:
+            k.upload(st["lat"])
+            self._moves_at_upload = st["moves"].copy()
+            self._on_device = True
+        k.sweeps(t0, mcs)
+        st["lat"] = np.ascontiguousarray(k.download())
+        st["moves"] = self._moves_at_upload + np.asarray(k.moves, dtype=np.int64)

@@ -69,6 +69,8 @@ class FCCSpec(ModelSpec):
                     "bonds", "analysis.kelling2012:fig7", bench=("fcc",)),
     )  # fmt: skip
     bench_kernels = {"fcc": "simcore.models.fcc.bench:FCC"}
+    example = {"L": 16, "c": 0.3, "epsilon": 1.0, "scheme": "dt", "block_side": 8, "samples": 2,
+               "t_max": 5}  # fmt: skip
 
     def validate(self, cfg: dict[str, Any]) -> None:
         """Lattice, concentration, bond energy, active species, the scheme's geometry and
@@ -113,7 +115,9 @@ class FCCSpec(ModelSpec):
             if L % P:
                 raise ConfigError("L", L, f"scheme slabs needs a multiple of n_slabs = {P}")
             if L // P < MIN_LZ:
-                raise ConfigError("n_slabs", P, f"slabs of L / n_slabs = {L // P} < {MIN_LZ} planes")
+                raise ConfigError(
+                    "n_slabs", P, f"slabs of L / n_slabs = {L // P} < {MIN_LZ} planes"
+                )
         if cfg["backend"] == "gpu" and scheme != "dt":
             raise ConfigError("scheme", scheme, "the gpu backend runs scheme dt only")
 

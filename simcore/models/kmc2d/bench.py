@@ -253,19 +253,41 @@ def run_bench_kmc2d(
 
 
 def _tiles_arguments(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--L", type=int, nargs="+", default=[64, 128, 256, 512, 1024, 2048, 4096],
-                    help="lattice sides n, multiples of the tile (default 64 .. 4096)")
-    ap.add_argument("--phi", type=float, nargs="+", default=[0.0, 1.0, 2.0, 3.0],
-                    help="SOS bond parameters (default 0 1 2 3)")
+    ap.add_argument(
+        "--L",
+        type=int,
+        nargs="+",
+        default=[64, 128, 256, 512, 1024, 2048, 4096],
+        help="lattice sides n, multiples of the tile (default 64 .. 4096)",
+    )
+    ap.add_argument(
+        "--phi",
+        type=float,
+        nargs="+",
+        default=[0.0, 1.0, 2.0, 3.0],
+        help="SOS bond parameters (default 0 1 2 3)",
+    )
     ap.add_argument("--tile", type=int, default=8, help="tile side B (GPU: 4 or 8; default 8)")
     add_backend_option(ap)
-    ap.add_argument("--relax", type=float, default=2.0,
-                    help="events per cell from the flat start, untimed (default 2)")
-    ap.add_argument("--measure", type=float, default=5.0,
-                    help="events per cell of each timed repeat (default 5)")
+    ap.add_argument(
+        "--relax",
+        type=float,
+        default=2.0,
+        help="events per cell from the flat start, untimed (default 2)",
+    )
+    ap.add_argument(
+        "--measure",
+        type=float,
+        default=5.0,
+        help="events per cell of each timed repeat (default 5)",
+    )
     ap.add_argument("--repeats", type=int, default=5, help="timed repeats (default 5)")
-    ap.add_argument("--bkl-events", type=int, default=1_000_000,
-                    help="events of serial BKL timed from the relaxed surface (0: no BKL)")
+    ap.add_argument(
+        "--bkl-events",
+        type=int,
+        default=1_000_000,
+        help="events of serial BKL timed from the relaxed surface (0: no BKL)",
+    )
     add_output_options(ap)  # fmt: skip
 
 
@@ -365,15 +387,18 @@ def timestep_history(
     return {"dt": np.array(dts), "accepted": np.array(oks), "edge": np.array(edges)}
 
 
-
 def _timestep_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--L", type=int, default=64, help="lattice side n (default 64)")
     ap.add_argument("--phi", type=float, default=1.0, help="SOS bond parameter (default 1)")
     ap.add_argument("--tile", type=int, default=8, help="tile side B (default 8)")
     ap.add_argument("--steps", type=int, default=160, help="time steps (default 160)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the run (default 1)")
-    ap.add_argument("--bisections", type=int, default=9,
-                    help="bisections of the error zone's edge per step (default 9)")
+    ap.add_argument(
+        "--bisections",
+        type=int,
+        default=9,
+        help="bisections of the error zone's edge per step (default 9)",
+    )
     add_output_options(ap, "append one row per time step to this CSV")  # fmt: skip
 
 
@@ -432,13 +457,21 @@ def relaxed_surface(phi: float, n: int = 64, events_per_cell: float = 300.0, see
     return x
 
 
-
 def _surfaces_arguments(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--phi", type=float, nargs="+", default=[0.0, 1.0, 2.0, 3.0],
-                    help="SOS bond parameters (default 0 1 2 3)")
+    ap.add_argument(
+        "--phi",
+        type=float,
+        nargs="+",
+        default=[0.0, 1.0, 2.0, 3.0],
+        help="SOS bond parameters (default 0 1 2 3)",
+    )
     ap.add_argument("--L", type=int, default=64, help="lattice side n (default 64)")
-    ap.add_argument("--events-per-cell", type=float, default=300.0,
-                    help="atoms per column to grow (default 300)")
+    ap.add_argument(
+        "--events-per-cell",
+        type=float,
+        default=300.0,
+        help="atoms per column to grow (default 300)",
+    )
     ap.add_argument("--seed", type=int, default=3, help="seed of the runs (default 3)")
     add_output_options(ap, "append one row per cell to this CSV")  # fmt: skip
 
@@ -457,8 +490,13 @@ def _run_surfaces(args: argparse.Namespace) -> str:
                 {"phi": phi, "n": args.L, "events_per_cell": args.events_per_cell, "row": r,
                  "col": c, "height": int(h), "commit": commit}
                 for (r, c), h in np.ndenumerate(x)))  # fmt: skip
-    return report(f"Exact 2D KMC, SOS surfaces grown to {args.events_per_cell:g} atoms per column",
-                  f"machine: {cpu_name()}, the serial integrator", commit, lines, args.append)
+    return report(
+        f"Exact 2D KMC, SOS surfaces grown to {args.events_per_cell:g} atoms per column",
+        f"machine: {cpu_name()}, the serial integrator",
+        commit,
+        lines,
+        args.append,
+    )
 
 
 SURFACES = BenchKernel(

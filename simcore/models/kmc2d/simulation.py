@@ -15,11 +15,13 @@ import time
 import numpy as np
 import xarray as xr
 
+from simcore.backends.cuda import OnGPU
 from simcore.io.dataset import lockstep_wall_time, sample_coord
 from simcore.models.kmc2d.gpu import HISTORY  # steps of (dt, accepted) kept per sample
 from simcore.models.kmc2d.rates import ISING, MODELS, PARAMS, SOS, rate_table, rate_tables
 from simcore.models.lockstep import LockstepProgress
 from simcore.sampling import sampling_times
+from simcore.seeding import philox_key
 
 #: Side of the corner of the lattice kept as a snapshot at t_max.
 SNAPSHOT = 128
@@ -58,7 +60,9 @@ def ising_energy(x: np.ndarray, J: float, h: float) -> float:
 
 
 class KMC2DSimulation(LockstepProgress):
-    """Exact 2D KMC for one validated run config (``model: kmc2d``)."""
+    """Exact 2D KMC on the CPU for one validated run config (scheme tiles on all cores,
+    serial or bkl); the GPU job is the subclass :class:`KMC2DGPUSimulation`, which
+    overrides the advance and where the state lives."""
 
     def __init__(self, cfg: dict):
         self.cfg = cfg
@@ -69,17 +73,10 @@ class KMC2DSimulation(LockstepProgress):
         self.rates = rate_table(self.model, self.params)
         self.scheme, self.tile = str(cfg["scheme"]), int(cfg.get("tile", 8))
         self.times = sampling_times(cfg["t_max"], cfg["points_per_decade"], [])
-        seed = int(cfg["seed"])
-        self.k0, self.k1 = seed & 0xFFFFFFFF, seed >> 32
-        self.gpu = cfg["backend"] == "gpu"
-        self._kernel = None
-        if self.gpu:
-            from simcore.models.kmc2d.gpu import TileKernel
-
-            self._kernel = TileKernel(
-                self.L, self.tile, self.model, self.inv, self.ratio, self.samples, self.k0, self.k1
-            )
-            self._on_device = False
+        self.k0, self.k1 = philox_key(cfg["seed"])
+        #: The integrator of the scheme, chosen once.
+        self._advance = {"tiles": self._step_tiles, "serial": self._step_serial,
+                         "bkl": self._step_bkl}[self.scheme]  # fmt: skip
 
     # -- state ---------------------------------------------------------------
     def initial_state(self) -> dict:
@@ -122,32 +119,11 @@ class KMC2DSimulation(LockstepProgress):
         return ("magnetization", "energy", "step_density")
 
     def to_host(self, st: dict) -> dict:
-        """The state as host arrays (the GPU's front buffers and counters copied back)."""
-        if self.gpu and self._on_device:
-            self._pull(st, full=True)
+        """The state as host arrays (it is on the host)."""
         return st
 
-    def _pull(self, st: dict, full: bool) -> None:
-        """Copy the GPU state into ``st``: the lattice, counters and dt history always
-        (what a sampling time measures and the run file keeps), the waiting times and
-        draw counters only with ``full`` (a checkpoint)."""
-        k = self._kernel
-        names = ("x", "tau", "cnt") if full else ("x",)
-        for name in names:
-            st[name] = k.front(name).get()
-        st["t"], st["dt"] = k.t.get(), k.dt.get()
-        st["rejected_once"] = k.rejected_once.get().astype(np.int64)
-        for n in ("events", "accepted", "rejected"):
-            st[n] = getattr(k, n).get().astype(np.int64)
-        st["hist_dt"], st["hist_ok"] = k.hist_dt.get(), k.hist_ok.get().astype(np.int64)
-        n_steps = st["accepted"] + st["rejected"]
-        for s in range(self.samples):
-            st["hist_dt"][s, min(int(n_steps[s]), HISTORY) :] = np.nan
-
     def from_host(self, st: dict) -> dict:
-        """The state restored from host arrays (moved to the GPU at the next step)."""
-        if self.gpu:
-            self._on_device = False
+        """The state restored from host arrays."""
         return st
 
     # -- dynamics ------------------------------------------------------------
@@ -156,14 +132,7 @@ class KMC2DSimulation(LockstepProgress):
         ti = int(st["ti"])
         target = float(self.times[ti])
         start = time.perf_counter()
-        if self.gpu:
-            self._step_gpu(st, target)
-        elif self.scheme == "tiles":
-            self._step_tiles(st, target)
-        elif self.scheme == "serial":
-            self._step_serial(st, target)
-        else:
-            self._step_bkl(st, target)
+        self._advance(st, target)
         st["wall"][ti] = (st["wall"][ti - 1] if ti > 0 else 0.0) + time.perf_counter() - start
         self._measure(st, ti)
         st["ti"] = ti + 1
@@ -242,26 +211,6 @@ class KMC2DSimulation(LockstepProgress):
             )
             st["t"][s], st["bkl_step"][s] = target, step
             st["events"][s] += ev
-
-    def _step_gpu(self, st: dict, target: float) -> None:
-        k = self._kernel
-        if not self._on_device:
-            k.upload(
-                st["x"],
-                st["tau"],
-                st["cnt"],
-                st["t"],
-                st["dt"],
-                st["rejected_once"],
-                st["events"],
-                st["accepted"],
-                st["rejected"],
-                np.nan_to_num(st["hist_dt"]),
-                st["hist_ok"],
-            )
-            self._on_device = True
-        k.run_to(target)
-        self._pull(st, full=False)
 
     def _measure(self, st: dict, ti: int) -> None:
         J, h = (self.params[0], self.params[1]) if self.model == ISING else (0.0, 0.0)
@@ -370,3 +319,67 @@ class KMC2DSimulation(LockstepProgress):
             {"long_name": f"state of the top-left {n} x {n} cells at t_max", "units": "1"},
         )
         return xr.Dataset(data, coords=coords)
+
+
+class KMC2DGPUSimulation(OnGPU, KMC2DSimulation):
+    """The tile algorithm on the current CUDA device, all samples in lockstep; the state
+    lives on the device between sampling times, the same lattices as the CPU job bit for
+    bit."""
+
+    def __init__(self, cfg: dict):
+        super().__init__(cfg)
+        from simcore.models.kmc2d.gpu import TileKernel
+
+        self._kernel = TileKernel(
+            self.L, self.tile, self.model, self.inv, self.ratio, self.samples, self.k0, self.k1
+        )
+        self._on_device = False
+        self._advance = self._step_gpu
+
+    def to_host(self, st: dict) -> dict:
+        """The state as host arrays (the GPU's front buffers and counters copied back)."""
+        if self._on_device:
+            self._pull(st, full=True)
+        return st
+
+    def from_host(self, st: dict) -> dict:
+        """The state restored from host arrays (moved to the GPU at the next step)."""
+        self._on_device = False
+        return st
+
+    def _pull(self, st: dict, full: bool) -> None:
+        """Copy the GPU state into ``st``: the lattice, counters and dt history always
+        (what a sampling time measures and the run file keeps), the waiting times and
+        draw counters only with ``full`` (a checkpoint)."""
+        k = self._kernel
+        names = ("x", "tau", "cnt") if full else ("x",)
+        for name in names:
+            st[name] = k.front(name).get()
+        st["t"], st["dt"] = k.t.get(), k.dt.get()
+        st["rejected_once"] = k.rejected_once.get().astype(np.int64)
+        for n in ("events", "accepted", "rejected"):
+            st[n] = getattr(k, n).get().astype(np.int64)
+        st["hist_dt"], st["hist_ok"] = k.hist_dt.get(), k.hist_ok.get().astype(np.int64)
+        n_steps = st["accepted"] + st["rejected"]
+        for s in range(self.samples):
+            st["hist_dt"][s, min(int(n_steps[s]), HISTORY) :] = np.nan
+
+    def _step_gpu(self, st: dict, target: float) -> None:
+        k = self._kernel
+        if not self._on_device:
+            k.upload(
+                st["x"],
+                st["tau"],
+                st["cnt"],
+                st["t"],
+                st["dt"],
+                st["rejected_once"],
+                st["events"],
+                st["accepted"],
+                st["rejected"],
+                np.nan_to_num(st["hist_dt"]),
+                st["hist_ok"],
+            )
+            self._on_device = True
+        k.run_to(target)
+        self._pull(st, full=False)

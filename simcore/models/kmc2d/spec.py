@@ -84,6 +84,7 @@ class KMC2DSpec(ModelSpec):
         "kmc2d-timestep": "simcore.models.kmc2d.bench:TIMESTEP",
         "kmc2d-surfaces": "simcore.models.kmc2d.bench:SURFACES",
     }
+    example = {"rates": "sos", "phi": 1.0, "L": 24, "samples": 2, "t_max": 3}
 
     def validate(self, cfg: dict[str, Any]) -> None:
         """The rate model's parameters, lattice, scheme, tile, start and backend."""
@@ -102,7 +103,9 @@ class KMC2DSpec(ModelSpec):
         scheme = cfg["scheme"]
         L = check_int(cfg, "L", lo=2)
         if L * L >= 2**32:
-            raise ConfigError("L", L, "L^2 must be < 2^32 (the cell index is a 32-bit counter word)")
+            raise ConfigError(
+                "L", L, "L^2 must be < 2^32 (the cell index is a 32-bit counter word)"
+            )
         if scheme == "tiles":
             tile = check_int(cfg, "tile", lo=2)
             if tile & (tile - 1):
@@ -128,7 +131,9 @@ class KMC2DSpec(ModelSpec):
         if rates == "sos":
             par = f"phi{format_number(cfg['phi'])}_k2{format_number(cfg['k2'])}"
         else:
-            par = f"T{format_number(cfg['T'])}_J{format_number(cfg['J'])}_h{format_number(cfg['h'])}"
+            par = (
+                f"T{format_number(cfg['T'])}_J{format_number(cfg['J'])}_h{format_number(cfg['h'])}"
+            )
         how = f"tiles{int(cfg['tile'])}" if cfg["scheme"] == "tiles" else cfg["scheme"]
         name = f"kmc2d_{rates}_L{int(cfg['L'])}_{par}_{how}_{cfg['backend']}"
         if cfg["start"] != DEFAULT_START[rates]:

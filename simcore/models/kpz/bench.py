@@ -239,8 +239,13 @@ def _int_pair(key: str, text: str) -> list[int]:
 
 
 def _common(ap: argparse.ArgumentParser, L: list[int]) -> None:
-    ap.add_argument("--L", type=int, nargs="+", default=L,
-                    help=f"lateral sizes, powers of two (default {' '.join(map(str, L))})")
+    ap.add_argument(
+        "--L",
+        type=int,
+        nargs="+",
+        default=L,
+        help=f"lateral sizes, powers of two (default {' '.join(map(str, L))})",
+    )
     ap.add_argument("--mcs", type=int, default=2, help="MCS per repeat (default 2)")
     ap.add_argument("--repeats", type=int, default=5, help="timed repeats (default 5)")
     ap.add_argument("--warmup", type=int, default=2, help="MCS before timing (default 2)")
@@ -265,8 +270,9 @@ def _run_sequential(args: argparse.Namespace) -> str:
 
 def _dd_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--scheme", nargs="+", default=["DTrDT"], help="DD schemes, e.g. DTrDB")
-    ap.add_argument("--tc", nargs="+", default=["1,1"],
-                    help="thread cells a,b (log2 words), e.g. 1,1 3,2")
+    ap.add_argument(
+        "--tc", nargs="+", default=["1,1"], help="thread cells a,b (log2 words), e.g. 1,1 3,2"
+    )
     ap.add_argument("--domain", default="128,128", help="device-layer domain Dx,Dy in sites")
     add_backend_option(ap)
     ap.add_argument("--samples", type=int, default=1, help="samples per launch")

@@ -12,21 +12,26 @@ from __future__ import annotations
 
 import numpy as np
 
-from simcore.backends.cuda import gpu_device_name
+from simcore.backends.cuda import OnGPU
 from simcore.models.kpz import gpu_observables as obs
 from simcore.models.kpz.geometry import geometry_from_config
 from simcore.models.kpz.gpu import DDKernel
 from simcore.models.kpz.lattice import flat_lattice
 from simcore.models.kpz.simulation import KPZSimulation
+from simcore.models.lockstep import LockstepProgress
 
 _GPU_KEYS = ("lat", "net", "snap_h", "snap_lat")
 
 
-class KPZGPUSimulation(KPZSimulation):
-    """Octahedron model, two-layer DD scheme, on the current CUDA device."""
+class KPZGPUSimulation(OnGPU, LockstepProgress, KPZSimulation):
+    """Octahedron model, two-layer DD scheme, on the current CUDA device: the CPU job with
+    the sweeps, the observables and the state on the GPU, all samples in lockstep."""
+
+    time_unit = "MCS"
 
     def __init__(self, cfg: dict):
         super().__init__(cfg)
+        self.scheme = str(cfg["scheme"])
         self.kernel = DDKernel(geometry_from_config(cfg), self.params)
 
     def initial_state(self) -> dict:
@@ -56,25 +61,6 @@ class KPZGPUSimulation(KPZSimulation):
         import cupy as cp
 
         return {k: (cp.asarray(v) if k in _GPU_KEYS else v) for k, v in st.items()}
-
-    def device_name(self) -> str | None:
-        """The CUDA device's name."""
-        return gpu_device_name()
-
-    def done(self, st: dict) -> bool:
-        """True when the samples have reached t_max."""
-        return int(st["ti"]) >= self.times.size
-
-    def fraction_done(self, st: dict) -> float:
-        """Fraction of the MCS of the job that are done."""
-        ti = int(st["ti"])
-        return float(self.times[ti - 1] / self.times[-1]) if ti > 0 else 0.0
-
-    def describe(self, st: dict) -> str:
-        """Where the job stands, for progress lines."""
-        ti = int(st["ti"])
-        t_now = self.times[ti - 1] if ti > 0 else 0
-        return f"{self.samples} samples, t = {t_now} MCS"
 
     def step(self, st: dict) -> None:
         """Advance all samples to the next sampling time and record the observables."""

@@ -22,6 +22,7 @@ from simcore.models.kpz.observables import (
 )
 from simcore.rng import uniform_threshold
 from simcore.sampling import sampling_times
+from simcore.seeding import philox_key
 
 
 def time_attributes(cfg: dict) -> dict[str, str | float]:
@@ -57,8 +58,7 @@ class KPZSimulation:
             np.uint64(uniform_threshold(cfg["p"])),
             np.uint64(uniform_threshold(cfg["q"])),
         )
-        seed = int(cfg["seed"])
-        self.k0, self.k1 = seed & 0xFFFFFFFF, seed >> 32
+        self.k0, self.k1 = philox_key(cfg["seed"])
         self._h: np.ndarray | None = None  # height buffer, allocated on first use
         self._geo = geometry_from_config(cfg).as_array() if parse_scheme(cfg["scheme"]) else None
 

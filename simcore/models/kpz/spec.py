@@ -79,6 +79,8 @@ class KPZSpec(ModelSpec):
         "sequential": "simcore.models.kpz.bench:SEQUENTIAL",
         "dd": "simcore.models.kpz.bench:DD",
     }
+    example = {"dim": 2, "L": 16, "scheme": "DTrDT", "domain": [8, 8], "waiting_times": [5],
+               "samples": 2, "t_max": 20}  # fmt: skip
 
     def validate(self, cfg: dict[str, Any]) -> None:
         """Size, probabilities, waiting times, scheme and decomposition."""
@@ -99,12 +101,16 @@ class KPZSpec(ModelSpec):
             if isinstance(s, bool) or not isinstance(s, int) or s < 1:
                 raise ConfigError("waiting_times", s, "each waiting time must be an integer >= 1")
             if s > cfg["t_max"]:
-                raise ConfigError("waiting_times", s, f"waiting time exceeds t_max = {cfg['t_max']}")
+                raise ConfigError(
+                    "waiting_times", s, f"waiting time exceeds t_max = {cfg['t_max']}"
+                )
         cfg["waiting_times"] = sorted(set(wt))
         parsed = parse_scheme(cfg["scheme"])
         if parsed is None:
             if cfg["backend"] != "cpu":
-                raise ConfigError("backend", cfg["backend"], "the sequential scheme runs on cpu only")
+                raise ConfigError(
+                    "backend", cfg["backend"], "the sequential scheme runs on cpu only"
+                )
             return
         self._check_decomposition(cfg, parsed)
 
@@ -120,7 +126,9 @@ class KPZSpec(ModelSpec):
         if b is not None and (isinstance(b, bool) or not isinstance(b, int)):
             raise ConfigError("border", b, "must be an integer number of sites")
         if cfg["dim"] != 2:
-            raise ConfigError("scheme", cfg["scheme"], "domain decomposition is implemented for dim 2")
+            raise ConfigError(
+                "scheme", cfg["scheme"], "domain decomposition is implemented for dim 2"
+            )
         if cfg["backend"] == "gpu" and not parsed[1]:
             raise ConfigError(
                 "scheme", cfg["scheme"], "the gpu backend needs a block layer (e.g. DTrDT, DTrDB)"

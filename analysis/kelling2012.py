@@ -1,47 +1,46 @@
-"""kelling2012 figures of the fcc alloy KMC engine, from a ``simcore bench fcc --csv`` table.
+"""kelling2012 (Kelling, Odor, Nagy, Schulz, Heinig, Eur. Phys. J. Spec. Top. 210, 175
+(2012)): its figures of the fcc alloy KMC engine, from a ``simcore bench fcc --csv`` table.
 
-* Fig. 6 (:func:`make_fig6`): attempts per second of every implementation relative to the
+Draw functions (the fcc spec's paper figures; ``python -m analysis.papers FIGURE``), each
+``draw(inputs, **options) -> (Figure, provenance)`` with the one table as input:
+
+* Fig. 6 (:func:`fig6`): attempts per second of every implementation relative to the
   fastest single-core CPU code, at the initial mixture and at the last stop of the quench.
-* Fig. 7 (:func:`make_fig7`): run time of a fixed number of MCS at each stop of the quench
+* Fig. 7 (:func:`fig7`): run time of a fixed number of MCS at each stop of the quench
   relative to the run time from the initial mixture, against the open bonds per B
   particle (a measure of relaxation; about eight of twelve at the start for c = 0.325).
+
+The columns the figures need are named here and read by header (:mod:`analysis.tables`).
 """
 
 from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from matplotlib.figure import Figure
 
-from analysis.ea3d_performance import _read_table
-from analysis.figures import new_figure
-from simcore.models.fcc.bench import BENCH_FCC_FIELDS
+from analysis.plotting import Drawn, new_figure
+from analysis.tables import Row, read_table, table_provenance
 
-_NUMERIC = {
-    "threads": int,
-    "L": int,
-    "c": float,
-    "epsilon": float,
-    "block_side": int,
-    "t_quench": int,
-    "open_bonds": float,
-    "mcs": int,
-    "seconds": float,
-    "attempts_per_s": float,
-    "attempts_per_s_min": float,
-    "attempts_per_s_max": float,
-    "moves_per_attempt": float,
-}
+__all__ = ["fig6", "fig7", "load_fcc_bench", "plot_fig6", "plot_fig7"]
+
+#: Columns of a ``simcore bench fcc --csv`` table the figures need.
+FCC_COLUMNS: dict[str, Callable[[str], Any]] = {
+    "implementation": str, "backend": str, "device": str, "threads": int, "L": int,
+    "c": float, "epsilon": float, "t_quench": int, "open_bonds": float, "mcs": int,
+    "seconds": float, "attempts_per_s": float, "commit": str,
+}  # fmt: skip
 
 
-def load_fcc_bench(path: str | os.PathLike[str]) -> list[dict]:
+def load_fcc_bench(path: str | os.PathLike[str]) -> list[Row]:
     """Rows of an fcc benchmark CSV; ValueError naming the file for a bad table."""
-    return _read_table(path, BENCH_FCC_FIELDS, _NUMERIC, "an fcc benchmark table")
+    return read_table(path, FCC_COLUMNS, "an fcc benchmark table")
 
 
-def _stages(rows: Sequence[dict]) -> tuple[int, int]:
+def _stages(rows: Sequence[Row]) -> tuple[int, int]:
     """The first and last stop at which the CPU implementations were timed."""
     cpu = sorted({r["t_quench"] for r in rows if r["backend"] == "cpu"})
     if not cpu:
@@ -49,7 +48,7 @@ def _stages(rows: Sequence[dict]) -> tuple[int, int]:
     return cpu[0], cpu[-1]
 
 
-def plot_fig6(rows: Sequence[dict]) -> Figure:
+def plot_fig6(rows: Sequence[Row]) -> Figure:
     """Horizontal bars: speed relative to the fastest single-core implementation, early
     (initial mixture) and late (last stop), log scale, with the absolute rates written."""
     early, late = _stages(rows)
@@ -84,7 +83,7 @@ def plot_fig6(rows: Sequence[dict]) -> Figure:
     return fig
 
 
-def plot_fig7(rows: Sequence[dict]) -> Figure:
+def plot_fig7(rows: Sequence[Row]) -> Figure:
     """Run time of each stop relative to the initial state vs open bonds per B, one line
     per implementation (those timed at two or more stops)."""
     series: dict[str, list[tuple[float, float, int]]] = defaultdict(list)
@@ -108,29 +107,19 @@ def plot_fig7(rows: Sequence[dict]) -> Figure:
     return fig
 
 
-def _save(fig: Figure, rows: Sequence[dict], csv_path: str, out_base: str) -> list[str]:
-    from analysis.figures import save_figure
-    from simcore.io.provenance import simcore_version
-
-    prov = {
-        "simcore_version": simcore_version(),
-        "git_commit": ",".join(sorted({r["commit"] for r in rows})),
-        "points": f"{len(rows)} benchmark rows from {os.path.basename(csv_path)}",
-        "samples": "1",
-        "backend": ",".join(sorted({r["backend"] for r in rows})),
-        "device": ",".join(sorted({r["device"] for r in rows})),
-    }
-    out_dir, name = os.path.split(out_base)
-    return [str(p) for p in save_figure(fig, out_dir or ".", name, prov)]
+def _drawn(plot: Callable[[Sequence[Row]], Figure], inputs: Sequence[str]) -> Drawn:
+    """A figure from the one table of ``simcore bench fcc --csv``, with its provenance."""
+    (path,) = inputs
+    rows = load_fcc_bench(path)
+    points = f"{len(rows)} benchmark rows"
+    return plot(rows), table_provenance([path], rows, points, f"{len(rows)} measurements")
 
 
-def make_fig6(csv_path: str, out_base: str) -> list[str]:
-    """Draw Fig. 6 from a benchmark table; writes ``out_base`` .png and .pdf."""
-    rows = load_fcc_bench(csv_path)
-    return _save(plot_fig6(rows), rows, csv_path, out_base)
+def fig6(inputs: Sequence[str]) -> Drawn:
+    """kelling2012 Fig. 6 (:func:`plot_fig6`) from a ``simcore bench fcc`` table."""
+    return _drawn(plot_fig6, inputs)
 
 
-def make_fig7(csv_path: str, out_base: str) -> list[str]:
-    """Draw Fig. 7 from a benchmark table; writes ``out_base`` .png and .pdf."""
-    rows = load_fcc_bench(csv_path)
-    return _save(plot_fig7(rows), rows, csv_path, out_base)
+def fig7(inputs: Sequence[str]) -> Drawn:
+    """kelling2012 Fig. 7 (:func:`plot_fig7`) from a ``simcore bench fcc`` table."""
+    return _drawn(plot_fig7, inputs)

@@ -1,4 +1,5 @@
-"""Tests of analysis.stats (jackknife) and analysis.exponents (effective exponents, CLI).
+"""Tests of analysis.stats (jackknife), analysis.kpz (effective exponents) and the
+analysis CLI (analysis.analyze).
 
 All tests use real statistics on synthetic datasets in the ARCHITECTURE.md layout, built
 from known laws with independent lognormal noise per sample and time:
@@ -29,9 +30,12 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from analysis import exponents
-from analysis.exponents import AnalysisInputError, analyze, main, write_atomic
+import analysis.analyze as analysis_cli
+from analysis import kpz
+from analysis.analyze import main
+from analysis.kpz import AnalysisInputError, analyze
 from analysis.stats import group_slices, jackknife
+from simcore.io.dataset import write_dataset
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -180,10 +184,10 @@ def test_nonlinear_function_matches_delta_method() -> None:
 
 
 def test_vectorized_equals_per_group_evaluation() -> None:
-    ds = synthetic_dataset(n_samples=20, seed=4)[list(exponents.REQUIRED_VARIABLES)]
+    ds = synthetic_dataset(n_samples=20, seed=4)[list(kpz.REQUIRED_VARIABLES)]
     ds = ds.astype(float)
-    loop = jackknife(ds, exponents._derived, n_groups=7)
-    vec = jackknife(ds, exponents._derived, n_groups=7, vectorized=True)
+    loop = jackknife(ds, kpz._derived, n_groups=7)
+    vec = jackknife(ds, kpz._derived, n_groups=7, vectorized=True)
     for name in loop.error.data_vars:
         np.testing.assert_allclose(vec.error[name].values, loop.error[name].values, rtol=1e-10)
         np.testing.assert_allclose(vec.estimate[name].values, loop.estimate[name].values)
@@ -366,7 +370,7 @@ def test_cli_writes_atomically(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         calls.append((os.fspath(a), os.fspath(b)))
         real_replace(a, b)
 
-    monkeypatch.setattr(exponents.os, "replace", spy)
+    monkeypatch.setattr(analysis_cli.os, "replace", spy)
     assert main([str(src), "--out", str(out)]) == 0
     assert len(calls) == 1 and Path(calls[0][0]).parent == out.parent
     assert Path(calls[0][1]) == out and not Path(calls[0][0]).exists()
@@ -382,7 +386,7 @@ def test_cli_missing_w2_exits_2_with_one_line(tmp_path: Path) -> None:
     synthetic_dataset(n_samples=4).drop_vars("W2").to_netcdf(src)
     out = tmp_path / "out.nc"
     proc = subprocess.run(
-        [sys.executable, "-m", "analysis.exponents", str(src), "--out", str(out)],
+        [sys.executable, "-m", "analysis.analyze", str(src), "--out", str(out)],
         capture_output=True,
         text=True,
         cwd=REPO,
@@ -408,6 +412,28 @@ def test_cli_unreadable_input_keeps_old_output(
     assert main([str(tmp_path / "missing.nc"), "--out", str(out)]) == 2
 
 
+@pytest.mark.parametrize(
+    ("model", "words"), [(None, ["no attribute 'model'"]), ("kzp", ["unknown model", "'kpz'"])]
+)
+def test_cli_needs_a_known_model(
+    model: str | None, words: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No KPZ default: a dataset without a model, or of an unknown one, is refused (exit 2,
+    one line naming the file), and nothing is written."""
+    ds = synthetic_dataset(n_samples=4)
+    if model is None:
+        del ds.attrs["model"]
+    else:
+        ds.attrs["model"] = model
+    src = tmp_path / "ds.nc"
+    ds.to_netcdf(src)
+    assert main([str(src), "--out", str(tmp_path / "out.nc")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(src) in err[0], err
+    assert all(w in err[0] for w in words), err[0]
+    assert not (tmp_path / "out.nc").exists()
+
+
 def test_cli_help(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
         main(["--help"])
@@ -415,7 +441,7 @@ def test_cli_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--out" in capsys.readouterr().out
 
 
-def test_write_atomic_cleans_up_on_failure(tmp_path: Path) -> None:
+def test_write_dataset_cleans_up_on_failure(tmp_path: Path) -> None:
     class Boom(xr.Dataset):
         __slots__ = ()
 
@@ -424,5 +450,5 @@ def test_write_atomic_cleans_up_on_failure(tmp_path: Path) -> None:
             raise RuntimeError("disk full")
 
     with pytest.raises(RuntimeError):
-        write_atomic(Boom(), tmp_path / "x.nc")
+        write_dataset(Boom(), tmp_path / "x.nc")
     assert list(tmp_path.iterdir()) == []

@@ -1,56 +1,36 @@
-"""Comparison figures of the papers (kelling2017 sec. 4, lulli2015, darkins2024) from
-analysis datasets and benchmark tables.
+"""kelling2017 (Kelling, Odor, Gemming, Comput. Phys. Commun. 220, 205 (2017)): its
+comparison figures of domain-decomposition schemes, from kpz analyses and DD benchmarks.
 
-``python -m analysis.paper_figures {fig3b,fig4,fig6,performance,...} --out-dir DIR [--name NAME]
-INPUTS...``
+Draw functions (the kpz spec's paper figures; ``python -m analysis.papers FIGURE``), each
+``draw(inputs, **options) -> (Figure, provenance)``:
 
-Inputs are analysis datasets of :mod:`analysis.exponents` (one per parameter point) or,
-for ``performance`` and the other benchmark figures, one benchmark CSV table;
-``darkins2024_fig2`` takes none (it runs its own CPU computation).  Each figure is one
-paper column wide and written as PNG (300 dpi) and PDF through
-:func:`analysis.figures.save_figure`, i.e. atomically and with provenance metadata.
-
-Figures (kelling2017, Comput. Phys. Commun. 220, 205 (2017)):
-
-- ``fig3b`` (Fig. 3b): slope autocorrelation ``C_s(t, s)`` vs ``t/s`` for one waiting time,
-  one curve per point, the sequential reference in black.  Why: a device-layer scheme that
-  imprints a pattern (cDB) makes ``C_s`` converge to a finite plateau, a correlation-free
-  one (DTr) follows the sequential curve.
-- ``fig4`` (Figs. 4, 5): height autocorrelation ``C_h(t, s)`` vs ``t/s`` of two-layer
+- :func:`fig3b` (Fig. 3b): slope autocorrelation ``C_s(t, s)`` vs ``t/s`` for one waiting
+  time (option ``s``), one curve per point, the sequential reference in black.  Why: a
+  device-layer scheme that imprints a pattern (cDB) makes ``C_s`` converge to a finite
+  plateau, a correlation-free one (DTr) follows the sequential curve.
+- :func:`fig4` (Figs. 4, 5): height autocorrelation ``C_h(t, s)`` vs ``t/s`` of two-layer
   schemes labelled by scheme and thread-cell configuration (TC), and below it the
-  effective exponent ``lambda_h/z`` (Fig. 5b) or ``lambda_s/z`` (Fig. 4b).  Why: block-layer
-  domains that are too small raise ``C_h`` at late times; self-consistency across TC is
-  the test.
-- ``fig6`` (Fig. 6): ``beta_eff(t)`` with jackknife error bars and the asymptotic
-  ``beta = 0.2415(15)`` as a band.  Why: schemes may differ in corrections to scaling but
-  must approach the same universal exponent.
-- ``performance`` (Fig. 7; kelling2012 Figs. 4, 5): update attempts per ns (median, min-max
-  bars) vs L and run time per MCS vs L, one line per (scheme, TC, p, q, device).
+  effective exponent ``lambda_h/z`` (Fig. 5b; option ``exponent=h``) or ``lambda_s/z``
+  (Fig. 4b; ``exponent=s``).  Why: block-layer domains that are too small raise ``C_h`` at
+  late times; self-consistency across TC is the test.
+- :func:`fig6` (Fig. 6): ``beta_eff(t)`` with jackknife error bars and the asymptotic
+  beta of kelling2017's ref. [19] as a band (the value and its error are
+  :data:`analysis.kpz.BETA`'s ``2d_kelling2011``).  Why: schemes may differ in
+  corrections to scaling but must approach the same universal exponent.
+- :func:`performance` (Fig. 7; kelling2012 Figs. 4, 5): update attempts per ns (median,
+  min-max bars) vs L and run time per MCS vs L, one line per (scheme, TC, p, q, device),
+  from the table of ``simcore bench dd --csv``.
 
-The lulli2015 figures (``psflip_*``, ``strong_scaling``, ``scaling_collapse``) are drawn by
-:mod:`analysis.ea3d_performance`, the darkins2024 ones by :mod:`analysis.kmc2d_performance`:
-``darkins2024_fig2`` (Fig. 2, the adaptive time step of a 64 x 64 SOS run at phi = 1,
-computed on the CPU) and ``darkins2024_fig3`` (Fig. 3, GPU speedup over serial BKL, from
-the ``simcore bench kmc2d`` table); the kelling2012 fcc ones by
-:mod:`analysis.fcc_performance`: ``kelling2012_fig6`` (speed of every implementation relative
-to the fastest single core) and ``kelling2012_fig7`` (run time along a quench vs open
-bonds), from the ``simcore bench fcc`` table.
-
-Style, sizes, provenance and the atomic save are those of :mod:`analysis.figures`; the
-helpers are imported from there, not copied.
+The first three take the analysis files of :mod:`analysis.kpz`, one per point.
 """
 
 from __future__ import annotations
 
-import argparse
-import csv
 import math
 import os
 import re
-import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 import matplotlib
@@ -59,34 +39,35 @@ import xarray as xr
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from analysis.figures import (
+from analysis.kpz import BETA, LAMBDA_MAX_ERR, load_analyses
+from analysis.plotting import (
     COLUMN_WIDTH,
-    LAMBDA_MAX_ERR,
     PANEL_HEIGHT,
     STYLE,
+    Drawn,
     fmt_number,
-    load_analyses,
     log_tick_labels,
     n_samples_of,
     new_figure,
     positive_only,
     provenance,
-    save_figure,
+    source_of,
     stack_height,
 )
+from analysis.tables import read_table, table_provenance
 
 __all__ = [
-    "BETA_KELLING2017",
     "BENCH_COLUMNS",
     "BenchRow",
-    "FIGURES",
     "common_waiting_times",
     "curve_labels",
+    "fig3b",
+    "fig4",
+    "fig6",
     "has_block_layer",
     "load_bench_table",
     "load_paper_analyses",
-    "main",
-    "make_figure",
+    "performance",
     "plot_fig3b",
     "plot_fig4",
     "plot_fig6",
@@ -95,34 +76,8 @@ __all__ = [
     "tc_of",
 ]
 
-#: Asymptotic KPZ growth exponent in 2+1 dimensions shown in kelling2017 Fig. 6 (its ref. [19]).
-BETA_KELLING2017: tuple[float, float] = (0.2415, 0.0015)
-
-#: Figure kinds of the CLI (also the default file stems).
-FIGURES = ("fig3b", "fig4", "fig6", "performance", "psflip_k", "psflip_L", "psflip_prng",
-           "strong_scaling", "scaling_collapse", "darkins2024_fig2",
-           "darkins2024_fig3", "kelling2012_fig6", "kelling2012_fig7")  # fmt: skip
-#: Figures drawn from a benchmark table, and the `simcore bench` kernel that writes it.
-BENCH_FIGURES = {"performance": "dd", "psflip_k": "ea3d", "psflip_L": "ea3d", "psflip_prng": "ea3d",
-                 "strong_scaling": "mgpu", "scaling_collapse": "mgpu",
-                 "darkins2024_fig3": "kmc2d", "kelling2012_fig6": "fcc",
-                 "kelling2012_fig7": "fcc"}  # fmt: skip
-#: Figures that compute their own data and take no inputs.
-COMPUTED_FIGURES = ("darkins2024_fig2",)
-
-#: Columns a benchmark table must have (extra columns are ignored, except the optional
-#: provenance columns ``simcore_version`` and ``git_commit``).
-BENCH_COLUMNS = (
-    "scheme",
-    "tc",
-    "p",
-    "q",
-    "L",
-    "backend",
-    "device",
-    "attempts_per_ns",
-    "seconds_per_mcs",
-)
+#: The asymptotic growth exponent drawn in Fig. 6 (kelling2017's ref. [19]).
+FIG6_BETA = BETA["2d_kelling2011"]
 
 # Device-layer part followed by a block-layer part (kelling2017 sec. 3 naming): DTrDT,
 # DTrDB, cDBDT, DBDT, ... ; DTr alone, DB alone or "sequential" have no block layer.
@@ -146,11 +101,6 @@ def has_block_layer(scheme: str) -> bool:
     return bool(_TWO_LAYER.match(str(scheme)))
 
 
-def _source(ds: xr.Dataset) -> str:
-    """Name of a dataset in error messages: its file, else its point name."""
-    return str(ds.attrs.get("source_file", ds.attrs.get("point", "<dataset>")))
-
-
 def _is_sequential(ds: xr.Dataset) -> bool:
     return str(ds.attrs.get("scheme", "")) == "sequential"
 
@@ -167,8 +117,8 @@ def tc_of(ds: xr.Dataset) -> tuple[int, int] | None:
         return None
     raw = ds.attrs.get("tc")
     if raw is None:
-        raise ValueError(f"{_source(ds)}: scheme {scheme} has a block layer but no attribute tc")
-    return _parse_tc(raw, f"{_source(ds)}: attribute tc")
+        raise ValueError(f"{source_of(ds)}: scheme {scheme} has a block layer but no attribute tc")
+    return _parse_tc(raw, f"{source_of(ds)}: attribute tc")
 
 
 def _parse_tc(raw: Any, where: str) -> tuple[int, int]:
@@ -276,19 +226,23 @@ def _choose_s(datasets: Sequence[xr.Dataset], s: float | None) -> float:
         common = common_waiting_times(datasets)
         if common.size == 0:
             have = "; ".join(
-                f"{_source(d)} has {', '.join(f'{v:g}' for v in np.asarray(d['s'].values))}"
+                f"{source_of(d)} has {', '.join(f'{v:g}' for v in np.asarray(d['s'].values))}"
                 for d in datasets
             )
             raise ValueError(f"no waiting time s common to all inputs ({have})")
         return float(common[-1])
+    try:
+        wanted = float(s)
+    except (TypeError, ValueError):
+        raise ValueError(f"option s must be a waiting time in MCS, got {s!r}") from None
     for d in datasets:
         s_vals = np.asarray(d["s"].values, dtype=float)
-        if not np.any(s_vals == float(s)):
+        if not np.any(s_vals == wanted):
             raise ValueError(
-                f"{_source(d)}: no waiting time s={float(s):g} "
+                f"{source_of(d)}: no waiting time s={wanted:g} "
                 f"(has {', '.join(f'{v:g}' for v in s_vals)})"
             )
-    return float(s)
+    return wanted
 
 
 def _c_curve(ds: xr.Dataset, var: str, s: float) -> tuple[np.ndarray, np.ndarray]:
@@ -379,7 +333,7 @@ def plot_fig4(
 
 
 def plot_fig6(datasets: Sequence[xr.Dataset]) -> Figure:
-    """kelling2017 Fig. 6: beta_eff(t) per point with the asymptotic beta = 0.2415(15).
+    """kelling2017 Fig. 6: beta_eff(t) per point with the asymptotic beta of its ref. [19].
 
     Error bars are the jackknife errors of the analysis file; the reference is an orange
     band (value +- error) with a line at the value.  Curves may differ at finite t
@@ -391,10 +345,10 @@ def plot_fig6(datasets: Sequence[xr.Dataset]) -> Figure:
         dim = d.attrs.get("dim")
         if dim is not None and str(dim) != "2":
             raise ValueError(
-                f"{_source(d)}: dim={dim}, but fig6 compares with the 2+1-dimensional "
-                f"KPZ exponent beta = {BETA_KELLING2017[0]}"
+                f"{source_of(d)}: dim={dim}, but fig6 compares with the 2+1-dimensional "
+                f"KPZ exponent beta = {FIG6_BETA.value}"
             )
-    value, err = BETA_KELLING2017
+    value, err = FIG6_BETA.value, FIG6_BETA.error
     # beta_eff fills the width around the reference: the legend goes below the axes
     height = PANEL_HEIGHT + 0.13 * (len(dss) + 1)
     with matplotlib.rc_context(STYLE):
@@ -412,7 +366,7 @@ def plot_fig6(datasets: Sequence[xr.Dataset]) -> Figure:
             color=_REF_COLOR,
             alpha=0.3,
             linewidth=0,
-            label=rf"$\beta = {value}({round(err * 1e4)})$ (kelling2017)",
+            label=rf"$\beta = {FIG6_BETA.text}$ (kelling2017)",
             zorder=1,
         )
         ax.axhline(value, color=_REF_COLOR, linewidth=0.8, zorder=1)
@@ -456,42 +410,54 @@ class BenchRow:
         return (self.scheme, self.tc, self.p, self.q, self.backend, self.device)
 
 
-def _number(text: str, where: str, col: str, integer: bool = False) -> float:
-    try:
-        x = float(text)
-    except ValueError:
-        raise ValueError(f"{where}: column {col}: {text!r} is not a number") from None
-    zero_ok = col in ("p", "q")  # probabilities may be 0; sizes, rates and times not
-    if not math.isfinite(x) or x < 0 or (x == 0 and not zero_ok):
-        raise ValueError(f"{where}: column {col}: {text!r} is out of range")
-    if integer and x != int(x):
-        raise ValueError(f"{where}: column {col}: {text!r} is not an integer")
-    return x
+def _number(col: str, integer: bool = False) -> Callable[[str], float]:
+    """The converter of a numeric column: probabilities may be 0, sizes, rates and times
+    must be positive; every value finite (and an integer where ``integer``)."""
+    zero_ok = col in ("p", "q")
+
+    def convert(text: str) -> float:
+        try:
+            x = float(text)
+        except ValueError:
+            raise ValueError(f"column {col}: {text!r} is not a number") from None
+        if not math.isfinite(x) or x < 0 or (x == 0 and not zero_ok):
+            raise ValueError(f"column {col}: {text!r} is out of range")
+        if integer and x != int(x):
+            raise ValueError(f"column {col}: {text!r} is not an integer")
+        return x
+
+    return convert
+
+
+#: The columns of a ``simcore bench dd --csv`` table that the performance figure needs,
+#: with their converters (other columns are ignored, except the optional provenance
+#: columns ``simcore_version`` and ``commit``).
+_BENCH_CONVERTERS: dict[str, Callable[[str], Any]] = {
+    "scheme": str,
+    "tc": str,
+    "p": _number("p"),
+    "q": _number("q"),
+    "L": _number("L", integer=True),
+    "backend": str,
+    "device": str,
+    "attempts_per_ns": _number("attempts_per_ns"),
+    "seconds_per_mcs": _number("seconds_per_mcs"),
+}
+BENCH_COLUMNS = tuple(_BENCH_CONVERTERS)
 
 
 def load_bench_table(path: str | os.PathLike[str]) -> list[BenchRow]:
-    """Read a benchmark CSV (columns ``BENCH_COLUMNS``; one row per measurement).
+    """Read a benchmark CSV of ``simcore bench dd`` (columns ``BENCH_COLUMNS`` by header;
+    one row per measurement).
 
-    Blank lines and lines starting with ``#`` are skipped.  ``tc`` may be written as
-    ``"1,1"`` (quoted), ``1;1``, ``[1, 1]`` or left empty; it is kept only for two-layer
-    schemes (elsewhere it means nothing and would split curves).  Raises ``ValueError``
-    naming the file (and line) for a missing column, a bad value or an empty table.
+    ``tc`` may be written as ``"1,1"`` (quoted), ``1;1``, ``[1, 1]`` or left empty; it is
+    kept only for two-layer schemes (elsewhere it means nothing and would split curves).
+    Raises ``ValueError`` naming the file (and row) for a missing column, a bad value or
+    an empty table (:func:`analysis.tables.read_table`).
     """
     p = os.fspath(path)
-    try:
-        with open(p, newline="", encoding="utf-8") as f:
-            lines = [ln for ln in f if ln.strip() and not ln.lstrip().startswith("#")]
-        reader = csv.DictReader(lines, skipinitialspace=True)
-        header = [h.strip() for h in (reader.fieldnames or [])]
-        records = list(reader)
-    except (UnicodeDecodeError, csv.Error) as exc:
-        raise ValueError(f"{p}: not a CSV text table ({_one_line(exc)})") from None
-    missing = [c for c in BENCH_COLUMNS if c not in header]
-    if missing:
-        raise ValueError(f"{p}: not a benchmark table, missing column(s) {', '.join(missing)}")
     rows: list[BenchRow] = []
-    for i, raw in enumerate(records, start=1):
-        rec = {k.strip(): (v or "").strip() for k, v in raw.items() if isinstance(k, str)}
+    for i, rec in enumerate(read_table(p, _BENCH_CONVERTERS, "a benchmark table"), start=1):
         where = f"{p}, data row {i}"
         scheme = rec["scheme"]
         if not scheme:
@@ -505,19 +471,17 @@ def load_bench_table(path: str | os.PathLike[str]) -> list[BenchRow]:
             BenchRow(
                 scheme=scheme,
                 tc=tc,
-                p=_number(rec["p"], where, "p"),
-                q=_number(rec["q"], where, "q"),
-                L=int(_number(rec["L"], where, "L", integer=True)),
+                p=rec["p"],
+                q=rec["q"],
+                L=int(rec["L"]),
                 backend=rec["backend"],
                 device=rec["device"],
-                attempts_per_ns=_number(rec["attempts_per_ns"], where, "attempts_per_ns"),
-                seconds_per_mcs=_number(rec["seconds_per_mcs"], where, "seconds_per_mcs"),
+                attempts_per_ns=rec["attempts_per_ns"],
+                seconds_per_mcs=rec["seconds_per_mcs"],
                 simcore_version=rec.get("simcore_version", ""),
-                git_commit=rec.get("git_commit", ""),
+                git_commit=rec.get("git_commit") or rec.get("commit", ""),
             )
         )
-    if not rows:
-        raise ValueError(f"{p}: benchmark table has no measurements")
     return rows
 
 
@@ -587,171 +551,63 @@ def plot_performance(table: Sequence[BenchRow]) -> Figure:
 
 
 def bench_provenance(path: str | os.PathLike[str], table: Sequence[BenchRow]) -> dict[str, str]:
-    """Provenance of a performance figure, in the keys :func:`save_figure` writes.
+    """Provenance of a performance figure, in the keys of
+    :func:`analysis.plotting.save_figure` (:func:`analysis.tables.table_provenance`).
 
-    Versions and commits come from the table's optional columns (``unknown`` if absent);
-    'points' lists the configurations and the source file, 'samples' the measurements
-    per configuration.
+    Commits, backends and devices come from the table; the version from its optional
+    column ``simcore_version`` (else the commit names the code); 'points' lists the
+    configurations after the source file, 'samples' the measurements per configuration.
     """
-
-    def uniq(field: str) -> str:
-        vals = sorted({getattr(r, field) for r in table if getattr(r, field)})
-        return ", ".join(vals) or "unknown"
-
     groups = _bench_groups(table)
-    return {
-        "simcore_version": uniq("simcore_version"),
-        "git_commit": uniq("git_commit"),
-        "points": f"{os.fspath(path)}: " + "; ".join(_bench_label(c) for c in groups),
-        "samples": ", ".join(str(len(rows)) for rows in groups.values()),
-    }
+    rows = [{"commit": r.git_commit, "backend": r.backend, "device": r.device} for r in table]
+    points = "; ".join(_bench_label(c) for c in groups)
+    samples = ", ".join(str(len(members)) for members in groups.values())
+    prov = table_provenance([path], rows, points, samples)
+    versions = ", ".join(sorted({r.simcore_version for r in table if r.simcore_version}))
+    return {**prov, "simcore_version": versions or prov["simcore_version"]}
 
 
-# ----------------------------------------------------------------------------- driver
-
-
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
+# ----------------------------------------------------------------------------- drawing
 
 
 def load_paper_analyses(paths: Sequence[str | os.PathLike[str]]) -> list[xr.Dataset]:
-    """:func:`analysis.figures.load_analyses`, plus the attributes these figures need.
+    """:func:`analysis.kpz.load_analyses`, plus the attributes these figures need (the
+    scheme, and a valid ``tc`` of a two-layer scheme).
 
     Every error is a ``ValueError`` whose message starts with the offending file.
     """
     if not paths:
         raise ValueError("no analysis datasets given")
-    out = []
-    for p in paths:
-        name = os.fspath(p)
-        try:
-            (ds,) = load_analyses([p])
-        except Exception as exc:  # unreadable, not netCDF, not an analysis dataset
-            msg = _one_line(exc)
-            if msg.startswith(name):  # load_analyses' own message (missing variables)
-                raise ValueError(msg) from exc
-            first = msg.split(". ")[0]  # xarray appends long install hints
-            raise ValueError(f"{name}: cannot read as netCDF: {first}") from exc
+    datasets = load_analyses(paths)
+    for ds in datasets:
         if "scheme" not in ds.attrs:
-            raise ValueError(f"{name}: attribute scheme is missing")
+            raise ValueError(f"{source_of(ds)}: attribute scheme is missing")
         tc_of(ds)  # a two-layer scheme needs a valid tc
-        out.append(ds)
-    return out
+    return datasets
 
 
-def make_figure(
-    kind: str,
-    inputs: Sequence[str | os.PathLike[str]],
-    out_dir: str | os.PathLike[str],
-    name: str | None = None,
-    s: float | None = None,
-    exponent: Literal["h", "s"] = "h",
-) -> list[Path]:
-    """Build figure ``kind`` from ``inputs`` and write ``out_dir/name.{png,pdf}``."""
-    if kind not in FIGURES:
-        raise ValueError(f"unknown figure {kind!r}; choose from {', '.join(FIGURES)}")
-    stem = name or kind
-    if kind in COMPUTED_FIGURES:
-        if inputs:
-            raise ValueError(f"{kind} takes no inputs (it computes its data), got {len(inputs)}")
-        from analysis.kmc2d_performance import make_fig2
-
-        Path(out_dir).mkdir(parents=True, exist_ok=True)
-        return [Path(p) for p in make_fig2(os.fspath(Path(out_dir) / stem))]
-    if not inputs:
-        raise ValueError(f"{kind} needs inputs (analysis datasets or one benchmark CSV)")
-    if kind in BENCH_FIGURES and BENCH_FIGURES[kind] == "kmc2d":
-        from analysis.kmc2d_performance import make_fig3
-
-        if len(inputs) != 1:
-            raise ValueError(f"{kind} takes one kmc2d benchmark CSV, got {len(inputs)} inputs")
-        Path(out_dir).mkdir(parents=True, exist_ok=True)
-        return [Path(p) for p in make_fig3(os.fspath(inputs[0]), os.fspath(Path(out_dir) / stem))]
-    if kind in BENCH_FIGURES and BENCH_FIGURES[kind] == "fcc":
-        from analysis.fcc_performance import make_fig6, make_fig7
-
-        if len(inputs) != 1:
-            raise ValueError(f"{kind} takes one fcc benchmark CSV, got {len(inputs)} inputs")
-        Path(out_dir).mkdir(parents=True, exist_ok=True)
-        make = make_fig6 if kind == "kelling2012_fig6" else make_fig7
-        return [Path(p) for p in make(os.fspath(inputs[0]), os.fspath(Path(out_dir) / stem))]
-    if kind in BENCH_FIGURES and BENCH_FIGURES[kind] == "mgpu":
-        from analysis.ea3d_performance import SCALING_PLOTS, load_scaling, scaling_provenance
-
-        if len(inputs) != 1:
-            raise ValueError(f"{kind} takes one strong-scaling CSV, got {len(inputs)} inputs")
-        rows = load_scaling(inputs[0])
-        fig = SCALING_PLOTS[kind](rows)
-        return save_figure(fig, out_dir, stem, scaling_provenance(inputs[0], rows))
-    if kind in BENCH_FIGURES and BENCH_FIGURES[kind] == "ea3d":
-        from analysis.ea3d_performance import PLOTS, ea3d_bench_provenance, load_ea3d_bench
-
-        if len(inputs) != 1:
-            raise ValueError(f"{kind} takes one ea3d benchmark CSV, got {len(inputs)} inputs")
-        rows = load_ea3d_bench(inputs[0])
-        return save_figure(PLOTS[kind](rows), out_dir, stem, ea3d_bench_provenance(inputs[0], rows))
-    if kind == "performance":
-        if len(inputs) != 1:
-            raise ValueError(f"performance takes one benchmark CSV, got {len(inputs)} inputs")
-        table = load_bench_table(inputs[0])
-        return save_figure(
-            plot_performance(table), out_dir, stem, bench_provenance(inputs[0], table)
-        )
+def fig3b(inputs: Sequence[str], s: float | None = None) -> Drawn:
+    """Fig. 3(b) (:func:`plot_fig3b`) from the analysis files ``inputs`` of the points, at
+    waiting time ``s`` (default: the largest common one); with their provenance."""
     datasets = load_paper_analyses(inputs)
-    if kind == "fig3b":
-        fig = plot_fig3b(datasets, s=s)
-    elif kind == "fig4":
-        fig = plot_fig4(datasets, s=s, exponent=exponent)
-    else:
-        fig = plot_fig6(datasets)
-    return save_figure(fig, out_dir, stem, provenance(datasets))
+    return plot_fig3b(datasets, s=s), provenance(datasets)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """CLI entry point; returns the exit status (0 ok, 2 bad input)."""
-    matplotlib.use("Agg")
-    parser = argparse.ArgumentParser(
-        prog="python -m analysis.paper_figures",
-        description=(
-            "Write a kelling2017 comparison figure (PNG 300 dpi and PDF, one column wide): "
-            "fig3b (C_s vs t/s), fig4 (C_h vs t/s and lambda/z), fig6 (beta_eff) from "
-            "analysis datasets, or performance from one benchmark CSV; the lulli2015 and "
-            "darkins2024 figures (darkins2024_fig2 takes no inputs)."
-        ),
-    )
-    parser.add_argument("figure", choices=FIGURES, help="which figure")
-    parser.add_argument("--out-dir", required=True, metavar="DIR", help="output directory")
-    parser.add_argument("--name", default=None, help="file stem (default: the figure name)")
-    parser.add_argument(
-        "--s",
-        type=float,
-        default=None,
-        metavar="S",
-        help="waiting time for fig3b/fig4 (default: largest common one)",
-    )
-    parser.add_argument(
-        "--exponent",
-        choices=("h", "s"),
-        default="h",
-        help="fig4 panel (b): lambda_h/z (default) or lambda_s/z",
-    )
-    parser.add_argument(
-        "inputs",
-        nargs="*",
-        metavar="INPUT",
-        help="analysis .nc files, or one benchmark .csv (none for darkins2024_fig2)",
-    )
-    # intermixed: the inputs (zero or more) may come after options, as the workflow writes them
-    args = parser.parse_intermixed_args(argv)
-    if args.s is not None and args.figure not in ("fig3b", "fig4"):
-        parser.error("--s applies to fig3b and fig4 only")
-    try:
-        make_figure(args.figure, args.inputs, args.out_dir, args.name, args.s, args.exponent)
-    except (OSError, ValueError, KeyError) as exc:
-        print(f"{parser.prog}: error: {_one_line(exc)}", file=sys.stderr)
-        return 2
-    return 0
+def fig4(inputs: Sequence[str], s: float | None = None, exponent: Literal["h", "s"] = "h") -> Drawn:
+    """Figs. 4/5 (:func:`plot_fig4`) from the analysis files ``inputs`` of the points, at
+    waiting time ``s``, panel (b) lambda_h/z (``exponent="h"``) or lambda_s/z (``"s"``)."""
+    datasets = load_paper_analyses(inputs)
+    return plot_fig4(datasets, s=s, exponent=exponent), provenance(datasets)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def fig6(inputs: Sequence[str]) -> Drawn:
+    """Fig. 6 (:func:`plot_fig6`) from the analysis files ``inputs`` of 2D points."""
+    datasets = load_paper_analyses(inputs)
+    return plot_fig6(datasets), provenance(datasets)
+
+
+def performance(inputs: Sequence[str]) -> Drawn:
+    """Fig. 7 (:func:`plot_performance`) from the one table of ``simcore bench dd --csv``."""
+    (path,) = inputs
+    table = load_bench_table(path)
+    return plot_performance(table), bench_provenance(path, table)

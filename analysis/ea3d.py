@@ -1,7 +1,6 @@
-"""Spin-glass (ea3d) analysis and figures: energy, overlap moments and the Binder ratio.
+"""Edwards-Anderson spin glass (ea3d, lulli2015): energy, overlap moments, Binder ratio.
 
-Analysis of one aggregated dataset (called by ``python -m analysis.exponents``, which
-dispatches on the dataset's ``model``):
+Analysis (:func:`analyze`) of one aggregated dataset:
 
 * ``energy_mean/err(time)``: the energy per spin, averaged over replicas and samples;
 * ``q2_mean/err``, ``q4_mean/err``: <q_ab^2> and <q_ab^4> over the six replica pairs and
@@ -9,19 +8,19 @@ dispatches on the dataset's ``model``):
 * ``binder/binder_err``: g = (3 - <q^4>/<q^2>^2) / 2 (0 for a Gaussian q, 1 for q = +-c).
 
 Errors are jackknife errors over groups of whole coded words: the 64 samples of a word
-share their random numbers (simcore.models.ea3d), so words, not samples, are
-independent.  With a single word the groups split it, and the errors ignore that
-correlation (the attribute ``jackknife_groups_note`` says so).
+share their random numbers, so words, not samples, are independent.  With a single word
+the groups split it, and the errors ignore that correlation (the attribute
+``jackknife_groups_note`` says so).
 
-Figures (``python -m analysis.figures`` dispatches here for ea3d analyses): ``energy``,
-``q2`` and ``binder`` vs sweeps, one line per parameter point.
+Campaign figures (:func:`make_figures`; names and captions are the ea3d spec's
+``campaign_figures``): ``energy``, ``q2`` and ``binder`` vs sweeps, one line per point.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 import matplotlib
@@ -29,16 +28,37 @@ import numpy as np
 import xarray as xr
 from matplotlib.figure import Figure
 
-from analysis.figures import STYLE, log_tick_labels, new_figure, provenance, save_figure
+from analysis.estimates import analysis_attrs
+from analysis.plotting import (
+    STYLE,
+    log_tick_labels,
+    new_figure,
+    require_variables,
+    save_campaign_figures,
+)
 from analysis.stats import jackknife
 
-FIGURE_NAMES = ("energy", "q2", "binder")
+__all__ = ["analyze", "make_figures", "plot_observable", "word_groups"]
+
+#: The model whose spec names the campaign figures drawn here.
+MODEL = "ea3d"
+#: Variables of the run file the analysis needs.
 REQUIRED = ("energy", "q")
+#: Samples per coded word: they share their random numbers.
+WORD = 64
+
+#: Each campaign figure: the variable drawn and its axis label.
+_FIGURES = {
+    "energy": ("energy_mean", "e [|J|]"),
+    "q2": ("q2_mean", r"$\langle q^2 \rangle$ [1]"),
+    "binder": ("binder", "g [1]"),
+}
 
 
 def word_groups(n_samples: int, max_groups: int = 32) -> tuple[int, str]:
-    """Jackknife groups made of whole 64-sample words, and a note when that is impossible."""
-    words = n_samples // 64
+    """Jackknife groups made of whole 64-sample words, and a note when that is impossible
+    (words, not samples, are independent)."""
+    words = n_samples // WORD
     if words >= 2:
         g = max(d for d in range(1, min(words, max_groups) + 1) if words % d == 0)
         if g >= 2:
@@ -57,8 +77,10 @@ def _moments(m: xr.Dataset) -> xr.Dataset:
     )
 
 
-def analyze_ea3d(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
-    """Means and jackknife errors of the spin-glass observables of one dataset."""
+def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
+    """Means and jackknife errors of the spin-glass observables of one dataset (see the
+    module doc); ``n_groups`` overrides the groups of whole coded words.  Raises
+    ``ValueError`` naming what is missing for a dataset that is not ea3d's."""
     missing = [v for v in REQUIRED if v not in ds.variables]
     if missing:
         raise ValueError(f"not an ea3d dataset: missing {', '.join(missing)}")
@@ -93,20 +115,19 @@ def analyze_ea3d(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
             "long_name": f"jackknife standard error of {long_name}",
             "units": units,
         }
-    attrs = dict(ds.attrs)
-    attrs.setdefault("n_samples", n)
-    attrs.update(
-        {
-            "title": f"simcore analysis: spin-glass observables of {attrs.get('point', '')}",
-            "analysis_method": "jackknife over groups of coded words (analysis.spin_glass)",
-            "analysis_created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-            "jackknife_groups": groups,
-            "jackknife_groups_note": note,
-            "n_samples_analyzed": n,
-        }
+    out.attrs = analysis_attrs(
+        ds,
+        "spin-glass observables",
+        "jackknife over groups of coded words (analysis.ea3d)",
+        groups,
+        jackknife_groups_note=note,
     )
-    out.attrs = attrs
     return out
+
+
+def _error_of(var: str) -> str:
+    """The error variable of a drawn variable: ``energy_mean`` -> ``energy_err``."""
+    return var.removesuffix("_mean") + "_err"
 
 
 def _label(ds: xr.Dataset) -> str:
@@ -124,7 +145,7 @@ def plot_observable(datasets: Sequence[xr.Dataset], var: str, ylabel: str) -> Fi
             t = np.asarray(ds["time"].values, dtype=float)
             ok = t > 0
             ax.errorbar(
-                t[ok], ds[var].values[ok], yerr=ds[var.removesuffix("_mean") + "_err"].values[ok],
+                t[ok], ds[var].values[ok], yerr=ds[_error_of(var)].values[ok],
                 marker="o", ms=3, capsize=1.5, label=_label(ds),
             )  # fmt: skip
         ax.set_xscale("log")
@@ -135,16 +156,13 @@ def plot_observable(datasets: Sequence[xr.Dataset], var: str, ylabel: str) -> Fi
     return fig
 
 
-def make_all_ea3d(datasets: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]) -> list[Path]:
-    """Write the spin-glass figures (FIGURE_NAMES, PNG and PDF) of analysis datasets."""
-    prov = provenance(datasets)
-    figures = {
-        "energy": ("energy_mean", "e [|J|]"),
-        "q2": ("q2_mean", r"$\langle q^2 \rangle$ [1]"),
-        "binder": ("binder", "g [1]"),
+def make_figures(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]) -> list[Path]:
+    """Write the campaign figures of ea3d analyses into ``out_dir``, PNG and PDF each: those
+    the ea3d spec's ``campaign_figures`` names, in its order.  Returns the written paths."""
+    needed = [v for var, _ in _FIGURES.values() for v in (var, _error_of(var))]
+    require_variables(analyses, needed, "an ea3d analysis dataset")
+    drawings = {
+        name: partial(plot_observable, var=var, ylabel=ylabel)
+        for name, (var, ylabel) in _FIGURES.items()
     }
-    written: list[Path] = []
-    for name in FIGURE_NAMES:
-        var, ylabel = figures[name]
-        written += save_figure(plot_observable(datasets, var, ylabel), out_dir, name, prov)
-    return written
+    return save_campaign_figures(MODEL, analyses, out_dir, drawings)

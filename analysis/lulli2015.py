@@ -1,4 +1,9 @@
-"""lulli2015 performance figures from ``simcore bench ea3d --csv`` tables.
+"""lulli2015 (Lulli, Bernaschi, Parisi: highly optimized simulations on single- and
+multi-GPU systems of the 3D Ising spin glass model): its performance figures, from the
+tables of ``simcore bench ea3d --csv`` and ``simcore bench mgpu --csv``.
+
+Draw functions (the ea3d spec's paper figures; ``python -m analysis.papers FIGURE``), each
+``draw(inputs, **options) -> (Figure, provenance)`` with one table as input:
 
 * ``psflip_k`` (lulli2015 Fig. 4): psFlip vs the number of coded words k, one line per
   (layout, L): small lattices need many words to fill the GPU.
@@ -12,54 +17,55 @@
   communication is fast enough.
 
 Every point is the median of the repeats of one configuration; bars span min to max.
+The columns each figure needs are named here and read by header (:mod:`analysis.tables`).
 """
 
 from __future__ import annotations
 
-import csv
 import os
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 
-from analysis.figures import STYLE, new_figure
-from simcore.models.ea3d.bench import BENCH_EA3D_FIELDS
+from analysis.plotting import STYLE, Drawn, new_figure
+from analysis.tables import Row, read_table, table_provenance
 
-FIGURES = ("psflip_k", "psflip_L", "psflip_prng", "strong_scaling", "scaling_collapse")
-_NUMERIC = {"L": int, "k": int, "ps_per_flip": float, "seconds_per_sweep": float}
+__all__ = [
+    "load_ea3d_bench",
+    "load_scaling",
+    "plot_psflip_L",
+    "plot_psflip_k",
+    "plot_psflip_prng",
+    "plot_scaling_collapse",
+    "plot_strong_scaling",
+    "psflip_L",
+    "psflip_k",
+    "psflip_prng",
+    "scaling_collapse",
+    "strong_scaling",
+]
+
+#: Columns of a ``simcore bench ea3d --csv`` table the psFlip figures need.
+EA3D_COLUMNS: dict[str, Callable[[str], Any]] = {
+    "layout": str, "L": int, "k": int, "prng": str, "backend": str, "device": str,
+    "ps_per_flip": float, "commit": str,
+}  # fmt: skip
+#: Columns of a ``simcore bench mgpu --csv`` (strong-scaling) table the scaling figures need.
+SCALING_COLUMNS: dict[str, Callable[[str], Any]] = {
+    "L": int, "n_gpus": int, "ps_per_flip_n": float, "device": str, "commit": str,
+}  # fmt: skip
 
 
-def _read_table(
-    path: str | os.PathLike[str], fields: Sequence[str], numeric: dict, what: str
-) -> list[dict]:
-    """Rows of a benchmark CSV with ``fields``, ``numeric`` columns converted; ValueError
-    naming the file (and row) for a missing column, a bad value or no rows."""
-    p = os.fspath(path)
-    with open(p, newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        missing = [c for c in fields if c not in (reader.fieldnames or [])]
-        if missing:
-            raise ValueError(f"{p}: not {what}, missing {', '.join(missing)}")
-        rows = []
-        for i, rec in enumerate(reader, start=1):
-            try:
-                rows.append({k: numeric.get(k, str)(v) for k, v in rec.items()})
-            except ValueError as exc:
-                raise ValueError(f"{p}, data row {i}: {exc}") from None
-    if not rows:
-        raise ValueError(f"{p}: {what} has no measurements")
-    return rows
-
-
-def load_ea3d_bench(path: str | os.PathLike[str]) -> list[dict]:
+def load_ea3d_bench(path: str | os.PathLike[str]) -> list[Row]:
     """Rows of an EA3D benchmark CSV; ValueError naming the file for a bad table."""
-    return _read_table(path, BENCH_EA3D_FIELDS, _NUMERIC, "an ea3d benchmark table")
+    return read_table(path, EA3D_COLUMNS, "an ea3d benchmark table")
 
 
-def _medians(rows: Sequence[dict], keys: tuple[str, ...]) -> dict[tuple, tuple]:
+def _medians(rows: Sequence[Row], keys: tuple[str, ...]) -> dict[tuple, tuple]:
     """(median, min, max) of psFlip per configuration ``keys``."""
     groups: dict[tuple, list[float]] = defaultdict(list)
     for r in rows:
@@ -67,7 +73,8 @@ def _medians(rows: Sequence[dict], keys: tuple[str, ...]) -> dict[tuple, tuple]:
     return {g: (float(np.median(v)), min(v), max(v)) for g, v in sorted(groups.items())}
 
 
-def _plot_lines(ax, series: dict[str, list[tuple[float, tuple]]]) -> None:
+def _plot_lines(ax: Any, series: dict[str, list[tuple[float, tuple]]]) -> None:
+    """One line per series: medians at each x with bars from the minimum to the maximum."""
     for label, pts in series.items():
         pts.sort()
         x = np.array([p[0] for p in pts], dtype=float)
@@ -91,7 +98,7 @@ def _log_log_figure(series: dict[str, list], xlabel: str, ylabel: str, legend: i
     return fig
 
 
-def plot_psflip_k(rows: Sequence[dict]) -> Figure:
+def plot_psflip_k(rows: Sequence[Row]) -> Figure:
     """lulli2015 Fig. 4: psFlip vs k, one line per (L, prng, device) measured at three or
     more k, for one layout (sliced if measured; the paper's Fig. 4 shows one kernel)."""
     layouts = {r["layout"] for r in rows}
@@ -108,7 +115,7 @@ def plot_psflip_k(rows: Sequence[dict]) -> Figure:
     return _log_log_figure(series, "coded words k (64 samples each) [1]", "psFlip [ps]", 5)
 
 
-def _best_over_k(rows: Sequence[dict], keys: tuple[str, ...]) -> dict[tuple, tuple]:
+def _best_over_k(rows: Sequence[Row], keys: tuple[str, ...]) -> dict[tuple, tuple]:
     """Per configuration ``keys`` + L: the (median, min, max) of the k with the best median."""
     best: dict[tuple, tuple] = {}
     for g, val in _medians(rows, (*keys, "L", "k")).items():
@@ -118,14 +125,14 @@ def _best_over_k(rows: Sequence[dict], keys: tuple[str, ...]) -> dict[tuple, tup
     return best
 
 
-def _only(rows: Sequence[dict], key: str, preferred: str) -> list[dict]:
+def _only(rows: Sequence[Row], key: str, preferred: str) -> list[Row]:
     """The rows of one value of ``key``: ``preferred`` if measured, else the first."""
     values = sorted({r[key] for r in rows})
     keep = preferred if preferred in values else values[0]
     return [r for r in rows if r[key] == keep]
 
 
-def plot_psflip_L(rows: Sequence[dict]) -> Figure:
+def plot_psflip_L(rows: Sequence[Row]) -> Figure:
     """lulli2015 Fig. 5: the best psFlip over k vs L, one line per layout (for one PRNG,
     philox if measured)."""
     rows = _only(rows, "prng", "philox")
@@ -135,7 +142,7 @@ def plot_psflip_L(rows: Sequence[dict]) -> Figure:
     return _log_log_figure(series, "L [sites]", "best psFlip over k [ps]", 6)
 
 
-def plot_psflip_prng(rows: Sequence[dict]) -> Figure:
+def plot_psflip_prng(rows: Sequence[Row]) -> Figure:
     """lulli2015 Fig. 9: psFlip per PRNG relative to the baseline, and absolute, vs L (for
     one layout, sliced if measured)."""
     rows = _only(rows, "layout", "sliced")
@@ -171,36 +178,20 @@ def plot_psflip_prng(rows: Sequence[dict]) -> Figure:
     return fig
 
 
-def ea3d_bench_provenance(path: str | os.PathLike[str], rows: Sequence[dict]) -> dict[str, str]:
-    """Provenance of a benchmark figure, in the keys of analysis.figures.save_figure."""
-    configs = sorted({f"{r['layout']} L={r['L']} k={r['k']} {r['prng']}" for r in rows})
-    return {
-        "simcore_version": "see git_commit",
-        "git_commit": ", ".join(sorted({r["commit"] for r in rows})),
-        "points": f"{os.fspath(path)}: " + "; ".join(configs),
-        "samples": f"{len(rows)} measurements",
-        "backend": ", ".join(sorted({r["backend"] for r in rows})),
-        "device": ", ".join(sorted({r["device"] for r in rows})),
-    }
-
-
-def load_scaling(path: str | os.PathLike[str]) -> list[dict]:
+def load_scaling(path: str | os.PathLike[str]) -> list[Row]:
     """Rows of a strong-scaling CSV (simcore bench mgpu); ValueError naming the file."""
-    from simcore.models.ea3d.multigpu import SCALING_FIELDS
-
-    numeric = {"L": int, "n_gpus": int, "ps_per_flip_n": float}
-    rows = _read_table(path, SCALING_FIELDS, numeric, "a strong-scaling table")
+    rows = read_table(path, SCALING_COLUMNS, "a strong-scaling table")
     return [{**r, "ps": r["ps_per_flip_n"]} for r in rows]
 
 
-def _scaling_medians(rows: Sequence[dict]) -> dict[tuple[int, int], float]:
+def _scaling_medians(rows: Sequence[Row]) -> dict[tuple[int, int], float]:
     groups: dict[tuple[int, int], list[float]] = defaultdict(list)
     for r in rows:
         groups[(r["L"], r["n_gpus"])].append(r["ps"])
     return {key: float(np.median(v)) for key, v in sorted(groups.items())}
 
 
-def plot_strong_scaling(rows: Sequence[dict]) -> Figure:
+def plot_strong_scaling(rows: Sequence[Row]) -> Figure:
     """lulli2015 Fig. 12: (a) eta vs L per N >= 2, (b) psFlip_multi vs L per N."""
     med = _scaling_medians(rows)
     ns = sorted({n for _, n in med})
@@ -224,7 +215,7 @@ def plot_strong_scaling(rows: Sequence[dict]) -> Figure:
     return fig
 
 
-def plot_scaling_collapse(rows: Sequence[dict]) -> Figure:
+def plot_scaling_collapse(rows: Sequence[Row]) -> Figure:
     """lulli2015 Fig. 13: x psFlip_N vs x = L / N, one marker set per N."""
     med = _scaling_medians(rows)
     with matplotlib.rc_context(STYLE):
@@ -242,20 +233,45 @@ def plot_scaling_collapse(rows: Sequence[dict]) -> Figure:
     return fig
 
 
-def scaling_provenance(path: str | os.PathLike[str], rows: Sequence[dict]) -> dict[str, str]:
-    """Provenance of a strong-scaling figure, in the keys of analysis.figures.save_figure."""
-    return {
-        "simcore_version": "see git_commit",
-        "git_commit": ", ".join(sorted({r["commit"] for r in rows})),
-        "points": f"{os.fspath(path)}: L = "
-        + ", ".join(map(str, sorted({r["L"] for r in rows})))
-        + "; N = "
-        + ", ".join(map(str, sorted({r["n_gpus"] for r in rows}))),
-        "samples": f"{len(rows)} measurements",
-        "backend": "gpu",
-        "device": ", ".join(sorted({r["device"] for r in rows})),
-    }
+def _psflip(plot: Callable[[Sequence[Row]], Figure], inputs: Sequence[str]) -> Drawn:
+    """A psFlip figure from the one table of ``simcore bench ea3d --csv``, with provenance."""
+    (path,) = inputs
+    rows = load_ea3d_bench(path)
+    configs = sorted({f"{r['layout']} L={r['L']} k={r['k']} {r['prng']}" for r in rows})
+    prov = table_provenance([path], rows, "; ".join(configs), f"{len(rows)} measurements")
+    return plot(rows), prov
 
 
-PLOTS = {"psflip_k": plot_psflip_k, "psflip_L": plot_psflip_L, "psflip_prng": plot_psflip_prng}
-SCALING_PLOTS = {"strong_scaling": plot_strong_scaling, "scaling_collapse": plot_scaling_collapse}
+def _scaling(plot: Callable[[Sequence[Row]], Figure], inputs: Sequence[str]) -> Drawn:
+    """A strong-scaling figure from the one table of ``simcore bench mgpu --csv``."""
+    (path,) = inputs
+    rows = load_scaling(path)
+    sizes = ", ".join(map(str, sorted({r["L"] for r in rows})))
+    gpus = ", ".join(map(str, sorted({r["n_gpus"] for r in rows})))
+    prov = table_provenance([path], rows, f"L = {sizes}; N = {gpus}", f"{len(rows)} measurements")
+    return plot(rows), {**prov, "backend": "gpu"}
+
+
+def psflip_k(inputs: Sequence[str]) -> Drawn:
+    """lulli2015 Fig. 4 (:func:`plot_psflip_k`) from a ``simcore bench ea3d`` table."""
+    return _psflip(plot_psflip_k, inputs)
+
+
+def psflip_L(inputs: Sequence[str]) -> Drawn:
+    """lulli2015 Fig. 5 (:func:`plot_psflip_L`) from a ``simcore bench ea3d`` table."""
+    return _psflip(plot_psflip_L, inputs)
+
+
+def psflip_prng(inputs: Sequence[str]) -> Drawn:
+    """lulli2015 Fig. 9 (:func:`plot_psflip_prng`) from a ``simcore bench ea3d`` table."""
+    return _psflip(plot_psflip_prng, inputs)
+
+
+def strong_scaling(inputs: Sequence[str]) -> Drawn:
+    """lulli2015 Fig. 12 (:func:`plot_strong_scaling`) from a ``simcore bench mgpu`` table."""
+    return _scaling(plot_strong_scaling, inputs)
+
+
+def scaling_collapse(inputs: Sequence[str]) -> Drawn:
+    """lulli2015 Fig. 13 (:func:`plot_scaling_collapse`) from a ``simcore bench mgpu`` table."""
+    return _scaling(plot_scaling_collapse, inputs)

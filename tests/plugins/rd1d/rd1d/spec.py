@@ -1,0 +1,50 @@
+"""The RD model's spec: two keys, a name, a cost, one figure, one benchmark kernel."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from simcore.checks import ConfigError, check_int
+from simcore.models.spec import Key, ModelSpec, Simulation, Work
+
+
+class RD1DSpec(ModelSpec):
+    """1D random deposition on a ring of L columns (CPU only)."""
+
+    name = "rd1d"
+    title = "1D random deposition (a model plug-in; exact W^2 = t (1 - 1/L))"
+    keys = {"L": Key("number of columns of the ring, >= 2", type="int")}
+    time_unit = "MCS"
+    resource_rates = {"deposits_per_second": (1e7, "depositions per second of one CPU job")}
+    analysis = "rd1d.analysis"
+    bench_kernels = {"rd1d": "rd1d.bench:DEPOSITS"}
+    example = {"L": 32, "samples": 4, "t_max": 50}
+
+    def validate(self, cfg: dict[str, Any]) -> None:
+        """L >= 2 and fits a 32-bit counter word; the CPU only."""
+        check_int(cfg, "L", lo=2, hi=2**31)
+        if cfg["backend"] != "cpu":
+            raise ConfigError("backend", cfg["backend"], "rd1d runs on the cpu only")
+
+    def point_name(self, cfg: Mapping[str, Any]) -> str:
+        """``rd1d_L64_cpu``."""
+        return f"rd1d_L{int(cfg['L'])}_{cfg['backend']}"
+
+    def work(self, job: Mapping[str, Any], rates: Mapping[str, float]) -> Work:
+        """``L t_max samples`` depositions; the heights and the W^2 series."""
+        L, samples, t_max = int(job["L"]), int(job["samples"]), int(job["t_max"])
+        return Work(L * t_max * samples / rates["deposits_per_second"], 8 * L, 8 * samples * 64)
+
+    def campaign_figures(self, points: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+        """W^2(t) against the exact result."""
+        return {"W2": "squared surface width W^2(t) with the exact t (1 - 1/L)"}
+
+    def simulation(self, cfg: dict[str, Any]) -> Simulation:
+        """The CPU job."""
+        from rd1d.simulation import RD1DSimulation
+
+        return RD1DSimulation(cfg)
+
+
+SPEC = RD1DSpec()
