@@ -1,4 +1,5 @@
-"""CPU helpers for numba kernels: a cache prefetch hint and a popcount."""
+"""What CPU jobs share: where their state lives (:class:`OnCPU`), and helpers for numba
+kernels: a cache prefetch hint and a popcount."""
 
 from __future__ import annotations
 
@@ -40,3 +41,21 @@ def popcount32(v):
     v = (v & np.uint32(0x33333333)) + ((v >> np.uint32(2)) & np.uint32(0x33333333))
     v = (v + (v >> np.uint32(4))) & np.uint32(0x0F0F0F0F)
     return np.int64(np.uint32(v * np.uint32(0x01010101)) >> np.uint32(24))
+
+
+class OnCPU:
+    """Mixin of a model's CPU job: its state is host arrays already, so a checkpoint takes
+    it as it is, and the device for provenance is the CPU (``None``).  The GPU subclass
+    puts :class:`simcore.backends.cuda.OnGPU` first and overrides where the state lives."""
+
+    def to_host(self, st: dict) -> dict:
+        """The state as host arrays (it is one)."""
+        return st
+
+    def from_host(self, st: dict) -> dict:
+        """The state of a checkpoint, ready to step."""
+        return st
+
+    def device_name(self) -> str | None:
+        """The CPU: None (provenance names the CPU model)."""
+        return None

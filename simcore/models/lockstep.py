@@ -8,18 +8,13 @@ import numpy as np
 
 
 class LockstepProgress:
-    """``done``, ``fraction_done``, ``describe`` and ``device_name`` (the CPU: None; GPU jobs
-    add :class:`simcore.backends.cuda.OnGPU`) for jobs with ``self.times`` and a state
+    """``done``, ``fraction_done`` and ``describe`` for jobs with ``self.times`` and a state
     ``ti``."""
 
     times: np.ndarray
     samples: int
     #: Unit of the sampling times in progress lines ("" for model time).
     time_unit: str = ""
-
-    def device_name(self) -> str | None:
-        """Device for provenance (None: the CPU model)."""
-        return None
 
     def done(self, st: dict) -> bool:
         """True when the last sampling time has been measured."""

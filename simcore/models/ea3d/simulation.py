@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
+from simcore.backends.cpu import OnCPU
 from simcore.backends.cuda import OnGPU
 from simcore.io.dataset import sample_coord
 from simcore.models.ea3d.kernels import PRNG_CODE, n_generators, sweeps_philox, sweeps_stateful
@@ -29,9 +30,10 @@ from simcore.sampling import sampling_times
 from simcore.seeding import philox_key
 
 
-class EA3DSimulation(LockstepProgress):
+class EA3DSimulation(OnCPU, LockstepProgress):
     """The EA3D model on the CPU (numba) for one validated run config; the GPU job is the
-    subclass :class:`EA3DGPUSimulation`, which overrides the sweep and where the spins live."""
+    subclass :class:`EA3DGPUSimulation`, which overrides the sweep and where the spins live.
+    The couplings are not part of the state: they are rebuilt from the seed."""
 
     time_unit = "sweeps"
 
@@ -67,14 +69,6 @@ class EA3DSimulation(LockstepProgress):
                 self.prng, seed, n_generators(self.L, self.k)
             )
         return self.from_host(host)
-
-    def to_host(self, st: dict) -> dict:
-        """The state as host arrays, for a checkpoint (couplings are rebuilt from the seed)."""
-        return st
-
-    def from_host(self, st: dict) -> dict:
-        """The state restored from host arrays."""
-        return st
 
     def describe(self, st: dict) -> str:
         """Where the job stands, for progress lines."""

@@ -23,6 +23,7 @@ import time
 import numpy as np
 import xarray as xr
 
+from simcore.backends.cpu import OnCPU
 from simcore.backends.cuda import OnGPU
 from simcore.io.dataset import lockstep_wall_time, sample_coord
 from simcore.models.fcc.decomposed import dt_sweeps
@@ -58,7 +59,7 @@ OBSERVABLES = {
 }
 
 
-class FCCSimulation(LockstepProgress):
+class FCCSimulation(OnCPU, LockstepProgress):
     """The fcc alloy on the CPU for one validated run config (scheme sequential, dt on all
     cores, or slabs); the GPU job is the subclass :class:`FCCGPUSimulation`, which
     overrides the sweeps and where the lattices live."""
@@ -95,14 +96,6 @@ class FCCSimulation(LockstepProgress):
         }
         for name in OBSERVABLES:
             st[f"obs_{name}"] = np.full((S, nt), np.nan)
-        return st
-
-    def to_host(self, st: dict) -> dict:
-        """The state as host arrays (it is on the host)."""
-        return st
-
-    def from_host(self, st: dict) -> dict:
-        """The state restored from host arrays."""
         return st
 
     # -- dynamics ------------------------------------------------------------

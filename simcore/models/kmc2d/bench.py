@@ -252,6 +252,12 @@ def run_bench_kmc2d(
     )
 
 
+def _phi_option(ap: argparse.ArgumentParser) -> None:
+    """``--phi``: the SOS bond parameters of a kernel (default 0 1 2 3, darkins2024's)."""
+    ap.add_argument("--phi", type=float, nargs="+", default=[0.0, 1.0, 2.0, 3.0],
+                    help="SOS bond parameters (default 0 1 2 3)")  # fmt: skip
+
+
 def _tiles_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument(
         "--L",
@@ -260,13 +266,7 @@ def _tiles_arguments(ap: argparse.ArgumentParser) -> None:
         default=[64, 128, 256, 512, 1024, 2048, 4096],
         help="lattice sides n, multiples of the tile (default 64 .. 4096)",
     )
-    ap.add_argument(
-        "--phi",
-        type=float,
-        nargs="+",
-        default=[0.0, 1.0, 2.0, 3.0],
-        help="SOS bond parameters (default 0 1 2 3)",
-    )
+    _phi_option(ap)
     ap.add_argument("--tile", type=int, default=8, help="tile side B (GPU: 4 or 8; default 8)")
     add_backend_option(ap)
     ap.add_argument(
@@ -458,13 +458,7 @@ def relaxed_surface(phi: float, n: int = 64, events_per_cell: float = 300.0, see
 
 
 def _surfaces_arguments(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument(
-        "--phi",
-        type=float,
-        nargs="+",
-        default=[0.0, 1.0, 2.0, 3.0],
-        help="SOS bond parameters (default 0 1 2 3)",
-    )
+    _phi_option(ap)
     ap.add_argument("--L", type=int, default=64, help="lattice side n (default 64)")
     ap.add_argument(
         "--events-per-cell",

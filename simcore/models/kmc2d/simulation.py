@@ -15,6 +15,7 @@ import time
 import numpy as np
 import xarray as xr
 
+from simcore.backends.cpu import OnCPU
 from simcore.backends.cuda import OnGPU
 from simcore.io.dataset import lockstep_wall_time, sample_coord
 from simcore.models.kmc2d.gpu import HISTORY  # steps of (dt, accepted) kept per sample
@@ -59,7 +60,7 @@ def ising_energy(x: np.ndarray, J: float, h: float) -> float:
     return float(-J * bonds.mean() - h * x.mean())
 
 
-class KMC2DSimulation(LockstepProgress):
+class KMC2DSimulation(OnCPU, LockstepProgress):
     """Exact 2D KMC on the CPU for one validated run config (scheme tiles on all cores,
     serial or bkl); the GPU job is the subclass :class:`KMC2DGPUSimulation`, which
     overrides the advance and where the state lives."""
@@ -117,14 +118,6 @@ class KMC2DSimulation(LockstepProgress):
         if self.model == SOS:
             return ("mean_h", "W2", "step_density")
         return ("magnetization", "energy", "step_density")
-
-    def to_host(self, st: dict) -> dict:
-        """The state as host arrays (it is on the host)."""
-        return st
-
-    def from_host(self, st: dict) -> dict:
-        """The state restored from host arrays."""
-        return st
 
     # -- dynamics ------------------------------------------------------------
     def step(self, st: dict) -> None:

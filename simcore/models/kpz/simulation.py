@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
+from simcore.backends.cpu import OnCPU
 from simcore.io.dataset import sample_coord
 from simcore.models.kpz.decomposed import dd_sweeps
 from simcore.models.kpz.geometry import geometry_from_config, parse_scheme
@@ -40,7 +41,7 @@ def time_attributes(cfg: dict) -> dict[str, str | float]:
     return attrs
 
 
-class KPZSimulation:
+class KPZSimulation(OnCPU):
     """Octahedron (d=2) / single-step (d=1) model on the CPU, for one job config.
 
     Random-sequential, or any DD scheme through its numba twin (domains of a
@@ -86,18 +87,6 @@ class KPZSimulation:
             "snap_h": np.zeros((ns, self.n_sites), dtype=np.int32),
             "snap_lat": np.zeros((ns, n_words(self.dim, self.L)), dtype=np.uint32),
         }
-
-    def to_host(self, st: dict) -> dict:
-        """The state as host arrays, for a checkpoint (it already is on the CPU)."""
-        return st
-
-    def from_host(self, st: dict) -> dict:
-        """The state restored from a checkpoint's host arrays."""
-        return st
-
-    def device_name(self) -> str | None:
-        """Device for provenance (None: the CPU model)."""
-        return None
 
     def done(self, st: dict) -> bool:
         """True when every sample has reached t_max."""

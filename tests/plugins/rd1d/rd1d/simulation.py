@@ -10,6 +10,7 @@ import numba
 import numpy as np
 import xarray as xr
 
+from simcore.backends.cpu import OnCPU
 from simcore.io.dataset import sample_coord
 from simcore.models.lockstep import LockstepProgress
 from simcore.rng import philox4x32
@@ -31,7 +32,7 @@ def deposit(h, t0, n_mcs, sample, k0, k1):
             h[(np.uint64(r0) * np.uint64(L)) >> np.uint64(32)] += 1
 
 
-class RD1DSimulation(LockstepProgress):
+class RD1DSimulation(OnCPU, LockstepProgress):
     """Random deposition on the CPU for one validated run config."""
 
     time_unit = "MCS"
@@ -50,14 +51,6 @@ class RD1DSimulation(LockstepProgress):
             "h": np.zeros((self.samples, self.L), dtype=np.int64),
             "W2": np.full((self.samples, self.times.size), np.nan),
         }
-
-    def to_host(self, st: dict) -> dict:
-        """The state (already host arrays)."""
-        return st
-
-    def from_host(self, st: dict) -> dict:
-        """The state of a checkpoint."""
-        return st
 
     def step(self, st: dict) -> None:
         """Deposit up to the next sampling time; record W^2 of every sample."""
