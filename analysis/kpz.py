@@ -395,7 +395,7 @@ def _dim_title(d: int | None) -> str:
 
 def _s_colors(n: int) -> list[Any]:
     cmap = matplotlib.colormaps["viridis"]
-    return [cmap(x) for x in np.linspace(0.0, 0.85, max(n, 1))]
+    return [cmap(x) for x in np.linspace(0.0, 0.85, n)]
 
 
 def _reference(ds: xr.Dataset) -> tuple[float, str] | None:
@@ -506,6 +506,9 @@ def plot_C(datasets: Sequence[xr.Dataset], kind: str = "h") -> Figure:
             ax.set_xlabel("t/s [1]")
             ax.set_ylabel(ylabel)
             ax.set_title(_wrapped_label(ds), fontsize=7)
+            if not s_vals.size:  # a point run without waiting times has no C(t, s)
+                ax.text(0.5, 0.5, "no waiting times", ha="center", va="center",
+                        transform=ax.transAxes)  # fmt: skip
             if ax.has_data():  # C decays from its value at t = s: the upper right is free
                 ax.legend(title="s [MCS]", loc="upper right", fontsize=7, title_fontsize=7)
     return fig
@@ -551,6 +554,9 @@ def plot_lambda_eff(datasets: Sequence[xr.Dataset]) -> Figure:
                 ax.set_xlabel("t/s [1]")
                 ax.set_ylabel(rf"$(\lambda_{kind}/z)_{{eff}}$ [1]")
                 ax.set_title(word, fontsize=7)
+                if not ax.has_data():  # no waiting times, or C(t, s) lost in its noise
+                    why = "no waiting times" if not s_vals.size else "no estimate"
+                    ax.text(0.5, 0.5, why, ha="center", va="center", transform=ax.transAxes)
             handles, labels = axes[0].get_legend_handles_labels()
             if handles:  # one legend per row, below the panels: the data fill the axes
                 sub.legend(

@@ -150,3 +150,22 @@ def test_cli_needs_one_known_model(
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and all(w in err[0] for w in words), err
     assert not (tmp_path / "f").exists()
+
+
+def test_a_point_without_waiting_times_gets_every_figure(tmp_path: Path) -> None:
+    """waiting_times is optional: a point run without them still gets all five figures,
+    the C and lambda panels saying why they hold no curve instead of failing."""
+    from simcore.config import validate_run_config
+    from simcore.runner import EXIT_OK, run_job
+
+    cfg = validate_run_config(
+        {"model": "kpz", "dim": 1, "L": 64, "samples": 4, "seed": 3, "t_max": 30}
+    )
+    assert run_job(cfg, tmp_path / "run.nc", progress=False) == EXIT_OK
+    with xr.open_dataset(tmp_path / "run.nc") as ds:
+        assert ds.sizes["s"] == 0
+        an = analyze(ds.load())
+    write_dataset(an, tmp_path / "an.nc")
+    written = figures.make_figures([tmp_path / "an.nc"], tmp_path / "figs")
+    names = {p.stem for p in written}
+    assert names == set(registry.get("kpz").campaign_figures([an.attrs]))
