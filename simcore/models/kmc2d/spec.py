@@ -25,7 +25,7 @@ RATE_FIGURES = {
 }  # fmt: skip
 COMMON_FIGURES = {
     "step_density": "fraction of cells with a higher neighbour vs time",
-    "events_rate": "real events per cell and wall-clock second",
+    "events_rate": "real events per cell and unit of model time since t = 0, events / (L^2 t)",
 }
 _DARKINS = "darkins2024"
 
