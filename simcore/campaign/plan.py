@@ -29,7 +29,7 @@ from typing import Any
 
 import yaml
 
-from simcore.campaign.resources import job_resources, resource_parameters
+from simcore.campaign.resources import estimate, resource_parameters
 from simcore.campaign.schema import CampaignError, validate_config
 from simcore.checks import ConfigError, closest
 from simcore.config import validate_run_config
@@ -105,6 +105,7 @@ class Campaign:
     seed: int
     spec: ModelSpec
     points: tuple[Point, ...]
+    #: The campaign's ``job_resources``, completed with the defaults and the model's rates.
     resources: Mapping[str, float]
     threads: int = 1
     stage_size: int = 100
@@ -231,8 +232,7 @@ class Campaign:
     def job_resources(self, point: str, block: int, attempt: int = 1) -> dict[str, int]:
         """Snakemake resources (``runtime`` in minutes, ``mem_mb``, ``gpu``) of one job;
         the runtime and memory double with every retry ``attempt``."""
-        job = self.job_config(point, block)
-        return job_resources(self.spec, job, attempt=attempt, parameters=self.resources)
+        return estimate(self.spec, self.job_config(point, block), attempt, self.resources)
 
 
 def _job_value(value: Any) -> Any:
@@ -437,6 +437,8 @@ def _paper_figures(
     spec: ModelSpec, entries: list[Any], points: list[Point]
 ) -> tuple[CampaignFigure, ...]:
     """The campaign's comparison figures, each with its selected points (see the schema)."""
+    if not entries:  # the table loads every model: only a campaign with figures asks
+        return ()
     table = registry.paper_figures()
     figures: list[CampaignFigure] = []
     for idx, entry in enumerate(entries):
@@ -480,6 +482,8 @@ def _paper_figures(
 
 def _benchmarks(lines: list[str]) -> tuple[str, ...]:
     """The ``benchmarks`` lines, each of which must start with a known kernel."""
+    if not lines:
+        return ()
     kernels = registry.bench_kernel_names()
     for idx, line in enumerate(lines):
         first = line.strip().partition(" ")[0]

@@ -40,9 +40,17 @@ def job_resources(
     * ``gpu`` = 1 for backend gpu;
 
     runtime and memory multiplied by ``2**(attempt - 1)``, so a retry after a timeout or
-    an out-of-memory kill asks for more.
+    an out-of-memory kill asks for more.  ``parameters``: the campaign's ``job_resources``
+    (checked and completed with defaults here).
     """
-    par = resource_parameters(spec, parameters or {})
+    return estimate(spec, job, attempt, resource_parameters(spec, parameters or {}))
+
+
+def estimate(
+    spec: ModelSpec, job: Mapping[str, Any], attempt: int, par: Mapping[str, float]
+) -> dict[str, int]:
+    """:func:`job_resources` with parameters already completed by
+    :func:`resource_parameters` (a campaign completes them once, not per job)."""
     work = spec.work(job, par)
     scale = 2 ** max(int(attempt) - 1, 0)
     runtime = max(int(par["min_runtime"]), math.ceil(par["safety"] * work.seconds / 60.0))

@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from simcore.benchreport import add_backend_option, add_output_options, report
+from simcore.benchreport import add_backend_option, add_output_options, append_csv_rows, report
 from simcore.checks import ConfigError
 from simcore.io.provenance import cpu_name, git_commit
 from simcore.models.ea3d.lattice import LAYOUT_ID, N_REPLICAS, check_layout
@@ -178,15 +178,11 @@ def run_bench_ea3d(
         rows.append((prng, layout, L, k, med, min(ps), max(ps)))
         print(f"{prng} {layout} L={L} k={k}: median {med:.3f} ps/flip", file=sys.stderr)
         if csv_path:
-            new = not os.path.exists(csv_path)
-            with open(csv_path, "a", newline="") as fh:
-                w = csv.writer(fh)
-                if new:
-                    w.writerow(BENCH_EA3D_FIELDS)
-                for v in ps:
-                    sec = v * 1e-12 * 64 * k * N_REPLICAS * L**3
-                    w.writerow([layout, L, k, prng, backend, device,
-                                f"{v:.6g}", f"{sec:.6g}", commit])  # fmt: skip
+            append_csv_rows(csv_path, BENCH_EA3D_FIELDS, (
+                {"layout": layout, "L": L, "k": k, "prng": prng, "backend": backend,
+                 "device": device, "ps_per_flip": v,
+                 "seconds_per_sweep": v * 1e-12 * 64 * k * N_REPLICAS * L**3, "commit": commit}
+                for v in ps))  # fmt: skip
     lines = ["| PRNG | layout | L | k | median psFlip | min | max |",
              "|---|---|---|---|---|---|---|"]  # fmt: skip
     for prng, layout, L, k, med, lo, hi in rows:
@@ -238,12 +234,7 @@ def run_bench_mgpu(
         with open(table, newline="") as fh:
             rows = list(csv.DictReader(fh))
         if csv_path:
-            new = not os.path.exists(csv_path)
-            with open(csv_path, "a", newline="") as fh:
-                w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-                if new:
-                    w.writeheader()
-                w.writerows(rows)
+            append_csv_rows(csv_path, tuple(rows[0]), rows)
     med: dict[tuple[int, int], float] = {}
     for L in sizes:
         for n in sorted(set(gpus)):

@@ -35,8 +35,6 @@ class EA3DSimulation(OnCPU, LockstepProgress):
     subclass :class:`EA3DGPUSimulation`, which overrides the sweep and where the spins live.
     The couplings are not part of the state: they are rebuilt from the seed."""
 
-    time_unit = "sweeps"
-
     def __init__(self, cfg: dict):
         self.cfg = cfg
         self.L, self.layout = int(cfg["L"]), str(cfg["layout"])

@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from simcore.benchreport import add_backend_option, add_output_options, report
+from simcore.benchreport import add_backend_option, add_output_options, append_csv_rows, report
 from simcore.checks import ConfigError
 from simcore.io.provenance import cpu_name, git_commit
 from simcore.models.spec import BenchKernel
@@ -148,9 +148,6 @@ def run_bench_dd(
     cells_per_thread: int = 0,
 ) -> str:
     """Benchmark DD schemes over TCs and sizes; markdown report, optional CSV rows."""
-    import csv
-    import os
-
     rows = []
     device = ""
     commit = git_commit() or "n/a"
@@ -163,17 +160,13 @@ def run_bench_dd(
                 rows.append((scheme, tc, L, med, min(rates), max(rates), threads))
                 print(f"{scheme} TC={tc} L={L}: median {med:.3f} attempts/ns", file=sys.stderr)
                 if csv_path:
-                    new = not os.path.exists(csv_path)
-                    with open(csv_path, "a", newline="") as fh:
-                        w = csv.writer(fh)
-                        if new:
-                            w.writerow(BENCH_CSV_FIELDS)
-                        for r in rates:
-                            w.writerow(
-                                [scheme, f"{tc[0]},{tc[1]}", f"{domain[0]}x{domain[1]}", p, q,
-                                 L, samples, backend, device, threads, f"{r:.6g}",
-                                 f"{samples * L * L / (r * 1e9):.6g}", commit]
-                            )  # fmt: skip
+                    append_csv_rows(csv_path, BENCH_CSV_FIELDS, (
+                        {"scheme": scheme, "tc": f"{tc[0]},{tc[1]}",
+                         "domain": f"{domain[0]}x{domain[1]}", "p": p, "q": q, "L": L,
+                         "samples": samples, "backend": backend, "device": device,
+                         "threads": threads, "attempts_per_ns": r,
+                         "seconds_per_mcs": samples * L * L / (r * 1e9), "commit": commit}
+                        for r in rates))  # fmt: skip
     lines = [
         f"| scheme | TC | L | {'GPU threads per block' if backend == 'gpu' else 'CPU threads'} "
         "| median attempts/ns | min | max |",
