@@ -30,7 +30,7 @@ from typing import Any
 import yaml
 
 from simcore.campaign.resources import estimate, resource_parameters
-from simcore.campaign.schema import CampaignError, validate_config
+from simcore.campaign.schema import CampaignError, load_schema, validate_config
 from simcore.checks import ConfigError, closest
 from simcore.config import validate_run_config
 from simcore.models import registry
@@ -356,8 +356,6 @@ def expand_entry(
 
 def _check_campaign_keys(spec: ModelSpec, cfg: Mapping[str, Any]) -> None:
     """Campaign-wide keys beyond the schema's must be the model's (defaults of entries)."""
-    from simcore.campaign.schema import load_schema
-
     schema_keys = set(load_schema()["properties"])
     for key, value in cfg.items():
         if key not in schema_keys and key not in spec.keys:

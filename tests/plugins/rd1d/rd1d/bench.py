@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from simcore.benchreport import add_output_options, append_csv_row, report
+from simcore.benchreport import add_output_options, append_csv_rows, report
 from simcore.checks import ConfigError
 from simcore.io.provenance import cpu_name, git_commit
 from simcore.models.spec import BenchKernel
@@ -38,8 +38,8 @@ def _run(args: argparse.Namespace) -> str:
         rates.append(args.L * args.mcs / (time.perf_counter() - start) / 1e9)
     commit = git_commit() or "n/a"
     if args.csv:
-        for v in rates:
-            append_csv_row(args.csv, FIELDS, {"L": args.L, "deposits_per_ns": v, "commit": commit})
+        rows = ({"L": args.L, "deposits_per_ns": v, "commit": commit} for v in rates)
+        append_csv_rows(args.csv, FIELDS, rows)
     med = statistics.median(rates)
     return report("rd1d random deposition", f"machine: {cpu_name()}", commit,
                   ["| L | median deposits/ns |", "|---|---|", f"| {args.L} | {med:.4f} |"],
