@@ -37,7 +37,7 @@ from simcore.io.dataset import write_dataset
 MATCH_ATTRS = ("model", "point_config_keys", "point_config_hash")
 
 #: Coordinates that must be identical in all runs (``k``: the S(k) shells of fcc runs).
-MATCH_COORDS = ("time", "s", "k")
+MATCH_COORDS = ("t", "s", "k")
 
 #: Per-job attributes never copied into the dataset (replaced by the source_* attributes).
 PER_RUN_ATTRS = frozenset(

@@ -84,7 +84,7 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
     missing = [v for v in REQUIRED if v not in ds.variables]
     if missing:
         raise ValueError(f"not an ea3d dataset: missing {', '.join(missing)}")
-    ds = ds.sortby("sample").sortby("time")
+    ds = ds.sortby("sample").sortby("t")
     per_sample = xr.Dataset(
         {
             "energy": ds["energy"].mean("replica"),
@@ -98,8 +98,8 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
     else:
         groups, note = int(n_groups), "groups set by the caller"
     est, err = jackknife(per_sample, _moments, dim="sample", n_groups=groups, vectorized=True)
-    out = xr.Dataset(coords={"time": ds["time"].values})
-    out["time"].attrs = dict(ds["time"].attrs)
+    out = xr.Dataset(coords={"t": ds["t"].values})
+    out["t"].attrs = dict(ds["t"].attrs)
     names = {
         "energy": ("energy per spin e", "1"),
         "q2": ("<q_ab^2> over replica pairs and samples", "1"),
@@ -142,7 +142,7 @@ def plot_observable(datasets: Sequence[xr.Dataset], var: str, ylabel: str) -> Fi
         fig, axes = new_figure(1, 1)
         ax = axes[0, 0]
         for ds in datasets:
-            t = np.asarray(ds["time"].values, dtype=float)
+            t = np.asarray(ds["t"].values, dtype=float)
             ok = t > 0
             ax.errorbar(
                 t[ok], ds[var].values[ok], yerr=ds[_error_of(var)].values[ok],

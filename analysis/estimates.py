@@ -53,8 +53,8 @@ def successive_pairs(times: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def pair_values(x: xr.DataArray, idx: np.ndarray, new_dim: str, mid: np.ndarray) -> xr.DataArray:
     """``x`` at time indices ``idx``, with ``time`` replaced by ``new_dim`` = ``mid``, so the
     two ends of each pair line up on the pair's midpoint."""
-    sel = x.isel(time=idx).drop_vars("time")
-    return sel.rename(time=new_dim).assign_coords({new_dim: mid})
+    sel = x.isel(t=idx).drop_vars("t")
+    return sel.rename(t=new_dim).assign_coords({new_dim: mid})
 
 
 def safe_log(x: xr.DataArray) -> xr.DataArray:

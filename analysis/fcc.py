@@ -102,7 +102,7 @@ def _derived(m: xr.Dataset) -> xr.Dataset:
     the means and x_eff.  Addresses dimensions by name only, so the jackknife's replica
     dimension passes through."""
     out = dict(m.data_vars)
-    out["x_eff"] = local_slope_of(m["domain_size"], np.asarray(m["time"].values, dtype=float))
+    out["x_eff"] = local_slope_of(m["domain_size"], np.asarray(m["t"].values, dtype=float))
     return xr.Dataset(out)
 
 
@@ -117,7 +117,7 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
     ``ValueError`` naming what is missing for a dataset that is not fcc's.
     """
     _check(ds)
-    ds = ds.sortby("sample").sortby("time")
+    ds = ds.sortby("sample").sortby("t")
     per_sample = xr.Dataset(
         {name: ds[name].astype(np.float64) for name in (*OBSERVABLES, "structure_factor")}
     )
@@ -125,8 +125,8 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
     groups = default_groups(n) if n_groups is None else int(n_groups)
     est, err = jackknife(per_sample, _derived, dim="sample", n_groups=groups, vectorized=True)
 
-    out = xr.Dataset(coords={"time": ds["time"].values, "k": ds["k"].values})
-    out["time"].attrs = dict(ds["time"].attrs)
+    out = xr.Dataset(coords={"t": ds["t"].values, "k": ds["k"].values})
+    out["t"].attrs = dict(ds["t"].attrs)
     out["k"].attrs = dict(ds["k"].attrs)
 
     def meta(name: str) -> tuple[str, str]:
@@ -137,7 +137,7 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
     out = put_local_slope(
         out, est, err, "x_eff",
         "effective coarsening exponent x_eff = d ln L / d ln t of the mean domain size",
-        np.asarray(ds["time"].values, dtype=float), str(ds["time"].attrs.get("units", "MCS")),
+        np.asarray(ds["t"].values, dtype=float), str(ds["t"].attrs.get("units", "MCS")),
     )  # fmt: skip
     if "slice" in ds.variables:
         out["slice"] = ds["slice"].isel(sample=0).drop_vars("sample").variable
@@ -208,7 +208,7 @@ def plot_domain_size(datasets: Sequence[xr.Dataset]) -> Figure:
     fig = plot_observable(datasets, "domain_size", "L(t) [lattice spacing]", logy=True)
     ax = fig.axes[0]
     ref = datasets[0]
-    t = np.asarray(ref["time"].values, dtype=float)
+    t = np.asarray(ref["t"].values, dtype=float)
     y = np.asarray(ref["domain_size_mean"].values, dtype=float)
     ok = (t > 0) & np.isfinite(y) & (y > 0)
     if ok.any():
@@ -273,7 +273,7 @@ def plot_structure_factor(datasets: Sequence[xr.Dataset]) -> Figure:
     with matplotlib.rc_context(STYLE):
         fig, axes = _panels(len(datasets))
         for ax, ds in zip(axes, datasets, strict=True):
-            times = np.asarray(ds["time"].values, dtype=float)
+            times = np.asarray(ds["t"].values, dtype=float)
             k = np.asarray(ds["k"].values, dtype=float)
             for i in _sk_times(times):
                 Lt = float(ds["domain_size_mean"].values[i])
@@ -307,7 +307,7 @@ def plot_slices(datasets: Sequence[xr.Dataset]) -> Figure:
                       extent=(-0.5, n - 0.5, -0.5, n - 0.5))  # fmt: skip
             ax.set_xlabel("x [lattice spacing]")
             ax.set_ylabel("y [lattice spacing]")
-            t_max = float(ds["time"].values[-1])
+            t_max = float(ds["t"].values[-1])
             where = f"{ds.attrs.get('active', '?')}, {_scheme_text(ds)}, t = {t_max:g} MCS"
             ax.set_title(f"{_parameters(ds)}\n{where}", fontsize=6)
     return fig

@@ -248,7 +248,7 @@ def _choose_s(datasets: Sequence[xr.Dataset], s: float | None) -> float:
 def _c_curve(ds: xr.Dataset, var: str, s: float) -> tuple[np.ndarray, np.ndarray]:
     """(t/s, C) of ``var`` at waiting time ``s`` for t >= s, positive finite values only."""
     k = int(np.flatnonzero(np.asarray(ds["s"].values, dtype=float) == s)[0])
-    t = np.asarray(ds["time"].values, dtype=float)
+    t = np.asarray(ds["t"].values, dtype=float)
     y = positive_only(ds[var].isel(s=k).values)
     ok = (t >= s) & np.isfinite(y)
     return t[ok] / s, y[ok]

@@ -108,7 +108,7 @@ def _derived(m: xr.Dataset) -> xr.Dataset:
     only, so the jackknife's replica dimension passes through."""
     out = dict(m.data_vars)
     if "W2" in m:
-        out["beta_eff"] = beta_eff_of(m["W2"], np.asarray(m["time"].values, dtype=float))
+        out["beta_eff"] = beta_eff_of(m["W2"], np.asarray(m["t"].values, dtype=float))
     return xr.Dataset(out)
 
 
@@ -117,7 +117,7 @@ def _per_sample(ds: xr.Dataset, rates: str) -> xr.Dataset:
     L = int(ds.attrs.get("L", ds.sizes.get("row", 0)))
     if L < 1:
         raise ValueError("kmc2d dataset without the attribute L")
-    t = ds["time"].astype(np.float64)
+    t = ds["t"].astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         rate = (ds["events"].astype(np.float64) / (L * L * t)).where(t > 0)
     data = {name: ds[name].astype(np.float64) for name in OBSERVABLES[rates]}
@@ -136,7 +136,7 @@ def _units(ds: xr.Dataset, name: str) -> str:
     if units is not None:
         return units
     if name == "events_rate":
-        return f"1 / ({ds['time'].attrs.get('units', 'time unit')})"
+        return f"1 / ({ds['t'].attrs.get('units', 'time unit')})"
     return str(ds[name].attrs.get("units", "1"))
 
 
@@ -155,20 +155,20 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
         raise ValueError(f"not a kmc2d {rates} dataset: missing {', '.join(missing)}")
     if ds.sizes.get("sample", 0) < 1:
         raise ValueError("kmc2d dataset has no samples")
-    ds = ds.sortby("sample").sortby("time")
+    ds = ds.sortby("sample").sortby("t")
     per_sample = _per_sample(ds, rates)
     n = int(ds.sizes["sample"])
     groups = default_groups(n) if n_groups is None else int(n_groups)
     est, err = jackknife(per_sample, _derived, dim="sample", n_groups=groups, vectorized=True)
 
-    out = xr.Dataset(coords={"time": ds["time"].values})
-    out["time"].attrs = dict(ds["time"].attrs)
+    out = xr.Dataset(coords={"t": ds["t"].values})
+    out["t"].attrs = dict(ds["t"].attrs)
     put_means(out, est, err, per_sample.data_vars, lambda name: (_NAMES[name][0], _units(ds, name)))
     if "beta_eff" in est:
         out = put_local_slope(
             out, est, err, "beta_eff",
             "effective growth exponent beta_eff (kelling2017 eq. 8, E = sqrt(mean W2))",
-            np.asarray(ds["time"].values, dtype=float), str(ds["time"].attrs.get("units", "1")),
+            np.asarray(ds["t"].values, dtype=float), str(ds["t"].attrs.get("units", "1")),
         )  # fmt: skip
     attrs = analysis_attrs(
         ds,
@@ -232,7 +232,7 @@ def plot_W2(datasets: Sequence[xr.Dataset]) -> Figure:
     """W^2(t) log-log with error bars; the exact random-deposition W^2 = k2 t dashed."""
     fig = plot_observable(datasets, "W2", r"$W^2$ [lattice units$^2$]", logy=True)
     ax = fig.axes[0]
-    t_all = np.concatenate([np.asarray(d["time"].values, dtype=float) for d in datasets])
+    t_all = np.concatenate([np.asarray(d["t"].values, dtype=float) for d in datasets])
     t = np.unique(t_all[t_all > 0])
     for k2 in _rd_k2(datasets):
         label = r"random deposition $W^2 = k_2 t$" + (f" ($k_2$={k2:g})" if k2 != 1 else "")

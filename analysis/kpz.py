@@ -116,10 +116,10 @@ REFERENCE_BETA: dict[int, LiteratureValue] = {1: BETA["1d"], 2: BETA["2d"]}
 
 #: Variables the analysis needs, with the dims each must have.
 REQUIRED_VARIABLES: dict[str, tuple[str, ...]] = {
-    "W2": ("sample", "time"),
-    "mean_h": ("sample", "time"),
-    "C_h": ("sample", "s", "time"),
-    "C_s": ("sample", "s", "time"),
+    "W2": ("sample", "t"),
+    "mean_h": ("sample", "t"),
+    "C_h": ("sample", "s", "t"),
+    "C_s": ("sample", "s", "t"),
 }
 
 #: What an input of the figures must be, for messages.
@@ -183,9 +183,9 @@ def _check_input(ds: xr.Dataset) -> None:
             )
     if ds.sizes["sample"] < 1:
         raise AnalysisInputError("dataset has no samples")
-    times = np.asarray(ds["time"].values)
+    times = np.asarray(ds["t"].values)
     if len(np.unique(times)) != len(times):
-        raise AnalysisInputError("duplicate values in coordinate 'time'")
+        raise AnalysisInputError("duplicate values in coordinate 't'")
 
 
 def _derived(m: xr.Dataset) -> xr.Dataset:
@@ -193,11 +193,11 @@ def _derived(m: xr.Dataset) -> xr.Dataset:
 
     This is the function the jackknife re-evaluates on the leave-group-out means; it
     addresses dimensions by name only, so extra dimensions (the jackknife replicas)
-    pass through elementwise.  ``m.time`` must be sorted ascending.  lambda/z is the
+    pass through elementwise.  ``m.t`` must be sorted ascending.  lambda/z is the
     local slope of ln C in ln t, which between two times of one waiting time s is the
     slope in ln(t/s); it is defined where both times of the pair are after s.
     """
-    times = np.asarray(m["time"].values, dtype=float)
+    times = np.asarray(m["t"].values, dtype=float)
     lo, hi = successive_pairs(times)
     mid = 0.5 * (times[lo] + times[hi])
     s_vals = xr.DataArray(np.asarray(m["s"].values, dtype=float), dims="s", coords={"s": m["s"]})
@@ -250,24 +250,24 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
         If a required variable or dimension is missing.
     """
     _check_input(ds)
-    data = ds[list(REQUIRED_VARIABLES)].sortby("time").astype(np.float64)
+    data = ds[list(REQUIRED_VARIABLES)].sortby("t").astype(np.float64)
     n_samples = int(data.sizes["sample"])
     groups = default_groups(n_samples) if n_groups is None else int(n_groups)
     est, err = jackknife(data, _derived, dim="sample", n_groups=groups, vectorized=True)
 
-    times = np.asarray(data["time"].values, dtype=float)
+    times = np.asarray(data["t"].values, dtype=float)
     lo, hi = successive_pairs(times)
     mid = 0.5 * (times[lo] + times[hi])
 
     out = xr.Dataset(
         coords={
-            "time": data["time"].values,
+            "t": data["t"].values,
             "s": data["s"].values,
             "t_eff": mid,
             "t_eff_c": mid.copy(),
         }
     )
-    out["time"].attrs = {**ds["time"].attrs, "long_name": "time", "units": "MCS"}
+    out["t"].attrs = {**ds["t"].attrs, "long_name": "time", "units": "MCS"}
     out["s"].attrs = {**ds["s"].attrs, "long_name": "waiting time s", "units": "MCS"}
     out["t_eff"].attrs = {
         "long_name": "effective time of beta_eff (midpoint of successive sampling times)",
@@ -441,7 +441,7 @@ def plot_W2(datasets: Sequence[xr.Dataset]) -> Figure:
 
     def draw(ax: Any, d: int | None, dss: list[xr.Dataset]) -> None:
         for ds in dss:
-            t = np.asarray(ds["time"].values, dtype=float)
+            t = np.asarray(ds["t"].values, dtype=float)
             y = positive_only(ds["W2_mean"].values)
             ok = (t > 0) & np.isfinite(y)
             ax.plot(t[ok], y[ok], marker="o", label=point_label(ds, short=True))
@@ -494,7 +494,7 @@ def plot_C(datasets: Sequence[xr.Dataset], kind: str = "h") -> Figure:
                 ax.set_axis_off()
                 continue
             ds = datasets[i]
-            t = np.asarray(ds["time"].values, dtype=float)
+            t = np.asarray(ds["t"].values, dtype=float)
             s_vals = np.asarray(ds["s"].values, dtype=float)
             for k, (s, color) in enumerate(zip(s_vals, _s_colors(len(s_vals)), strict=True)):
                 y = positive_only(ds[var].isel(s=k).values)

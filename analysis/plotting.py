@@ -303,7 +303,7 @@ def log_tick_labels(ax: Any) -> None:
 
 def time_label(datasets: Sequence[xr.Dataset]) -> str:
     """x label of a time axis from the datasets' time units."""
-    units = {str(d["time"].attrs.get("units", "?")) for d in datasets}
+    units = {str(d["t"].attrs.get("units", "?")) for d in datasets}
     return f"t [{units.pop()}]" if len(units) == 1 else "t [model time units]"
 
 
@@ -320,7 +320,7 @@ def plot_mean_vs_time(
         fig, axes = new_figure(1, 1)
         ax = axes[0, 0]
         for ds in datasets:
-            t = np.asarray(ds["time"].values, dtype=float)
+            t = np.asarray(ds["t"].values, dtype=float)
             y = np.asarray(ds[f"{var}_mean"].values, dtype=float)
             e = np.asarray(ds[f"{var}_err"].values, dtype=float)
             ok = (t > 0) & np.isfinite(y) & ((y > 0) if logy else True)

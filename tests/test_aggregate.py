@@ -66,14 +66,14 @@ def make_run(
     attrs.update(attr_overrides)
     ds = xr.Dataset(
         {
-            "W2": (("sample", "time"), w2, {"long_name": "squared width", "units": "1"}),
-            "mean_h": (("sample", "time"), w2 / 2, {"long_name": "mean height", "units": "1"}),
-            "C_h": (("sample", "s", "time"), c, {"long_name": "height autocorr", "units": "1"}),
-            "C_s": (("sample", "s", "time"), c_s, {"long_name": "slope autocorr", "units": "1"}),
+            "W2": (("sample", "t"), w2, {"long_name": "squared width", "units": "1"}),
+            "mean_h": (("sample", "t"), w2 / 2, {"long_name": "mean height", "units": "1"}),
+            "C_h": (("sample", "s", "t"), c, {"long_name": "height autocorr", "units": "1"}),
+            "C_s": (("sample", "s", "t"), c_s, {"long_name": "slope autocorr", "units": "1"}),
         },
         coords={
             "sample": ("sample", sample, {"long_name": "global sample index"}),
-            "time": ("time", times, {"units": "MCS", "long_name": "time"}),
+            "t": ("t", times, {"units": "MCS", "long_name": "time"}),
             "s": ("s", WAITING, {"units": "MCS", "long_name": "waiting time"}),
         },
         attrs=attrs,
@@ -103,15 +103,15 @@ def test_concatenates_in_sample_order(tmp_path: Path) -> None:
     assert main(["--out", str(out), *map(str, paths)]) == 0
     with xr.open_dataset(out, engine="netcdf4") as ds:
         assert ds["sample"].values.tolist() == list(range(8))
-        assert ds["W2"].dims == ("sample", "time")
-        assert ds["C_h"].dims == ("sample", "s", "time")
+        assert ds["W2"].dims == ("sample", "t")
+        assert ds["C_h"].dims == ("sample", "s", "t")
         # values travel with their sample index
         with xr.open_dataset(tmp_path / "b1.nc", engine="netcdf4") as b1:
             np.testing.assert_array_equal(ds["W2"].sel(sample=[3, 4, 5]), b1["W2"])
             np.testing.assert_array_equal(ds["C_h"].sel(sample=[3, 4, 5]), b1["C_h"])
-        assert np.isnan(ds["C_h"].sel(s=5, time=3)).all()
-        assert ds["time"].values.tolist() == TIMES.tolist()
-        assert ds["time"].attrs["units"] == "MCS"
+        assert np.isnan(ds["C_h"].sel(s=5, t=3)).all()
+        assert ds["t"].values.tolist() == TIMES.tolist()
+        assert ds["t"].attrs["units"] == "MCS"
         assert ds["W2"].attrs == {"long_name": "squared width", "units": "1"}
         a = ds.attrs
         assert a["n_runs"] == 3 and a["n_samples"] == 8
@@ -153,7 +153,7 @@ def test_refuses_differing_waiting_times_and_times(tmp_path: Path) -> None:
     with pytest.raises(AggregationError, match="'waiting_times'"):
         aggregate([a, b])
     c = make_run(tmp_path / "b2.nc", 2, times=np.array([0, 1, 2, 4, 5, 8, 10, 13, 20]))
-    with pytest.raises(AggregationError, match="coordinate 'time' differs"):
+    with pytest.raises(AggregationError, match="coordinate 't' differs"):
         aggregate([a, c])
 
 

@@ -74,10 +74,10 @@ def test_run_writes_cf_dataset_with_provenance(tmp_path, write_config):
     assert res.returncode == 0, res.stderr
     assert "100%" in res.stderr  # progress lines when not on a terminal
     with xr.open_dataset(out) as ds:
-        assert ds.W2.dims == ("sample", "time") and ds.C_h.dims == ("sample", "s", "time")
+        assert ds.W2.dims == ("sample", "t") and ds.C_h.dims == ("sample", "s", "t")
         assert list(ds.sample.values) == [6, 7, 8]
-        assert ds.time.attrs["units"] == "MCS" and ds.time.values[0] == 0
-        assert ds.time.values[-1] == 60 and set(ds.s.values) <= set(ds.time.values)
+        assert ds.t.attrs["units"] == "MCS" and ds.t.values[0] == 0
+        assert ds.t.values[-1] == 60 and set(ds.s.values) <= set(ds.t.values)
         for v in ds.data_vars.values():
             assert v.attrs["units"] and v.attrs["long_name"]
         for key in (
@@ -93,9 +93,9 @@ def test_run_writes_cf_dataset_with_provenance(tmp_path, write_config):
         ):
             assert key in ds.attrs
         assert ds.attrs["seed"] == "2024" and ds.attrs["point"] == "pt"
-        assert np.all(ds.W2.sel(time=0) == 0.25)
-        assert np.isnan(ds.C_h.sel(s=20, time=5)).all()
-        np.testing.assert_array_equal(ds.C_h.sel(s=20, time=20), ds.W2.sel(time=20))
+        assert np.all(ds.W2.sel(t=0) == 0.25)
+        assert np.isnan(ds.C_h.sel(s=20, t=5)).all()
+        np.testing.assert_array_equal(ds.C_h.sel(s=20, t=20), ds.W2.sel(t=20))
     assert not list(tmp_path.glob("*.ckpt"))
 
 

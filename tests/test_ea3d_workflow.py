@@ -63,9 +63,9 @@ def test_run_file_and_analysis(tmp_path: Path) -> None:
     assert run_job(cfg, tmp_path / "r.nc", progress=False) == 0
     with xr.open_dataset(tmp_path / "r.nc") as ds:
         ds = ds.load()
-    assert ds["energy"].dims == ("sample", "replica", "time") and ds.sizes["sample"] == 128
+    assert ds["energy"].dims == ("sample", "replica", "t") and ds.sizes["sample"] == 128
     S0 = init_spins(LAYOUT_ID["sliced"], 4, 2, 9, 0)
-    np.testing.assert_allclose(ds["q"].isel(time=0).values, overlaps(S0).T)
+    np.testing.assert_allclose(ds["q"].isel(t=0).values, overlaps(S0).T)
     assert np.all(ds["energy"].values >= -3) and np.all(ds["energy"].values <= 3)
     an = analyze_ea3d(ds)
     assert an.attrs["jackknife_groups"] == 2

@@ -30,9 +30,9 @@ FIGURE_NAMES = tuple(registry.get("fcc").campaign_figures([]))
 ROOT = Path(__file__).resolve().parents[1]
 
 #: Variables of every fcc run file with their dims, and the units of some.
-RUN_VARS = {"open_bonds": ("sample", "time"), "energy": ("sample", "time"),
-            "domain_size": ("sample", "time"), "moves": ("sample", "time"),
-            "wall_time": ("sample", "time"), "structure_factor": ("sample", "time", "k"),
+RUN_VARS = {"open_bonds": ("sample", "t"), "energy": ("sample", "t"),
+            "domain_size": ("sample", "t"), "moves": ("sample", "t"),
+            "wall_time": ("sample", "t"), "structure_factor": ("sample", "t", "k"),
             "slice": ("sample", "row", "col")}  # fmt: skip
 #: The geometry of each parallel scheme at L = 16 (the smallest blocks and slabs).
 GEOMETRY = {"sequential": {}, "dt": {"block_side": 8}, "slabs": {"n_slabs": 2}}
@@ -214,12 +214,12 @@ def test_simcore_run_writes_the_run_file(tmp_path: Path, write_config) -> None:
     assert res.returncode == 0, res.stderr
     ds = xr.load_dataset(out)
     assert {name: ds[name].dims for name in ds.data_vars} == RUN_VARS
-    assert dict(ds.sizes) == {"sample": 2, "time": ds.sizes["time"], "k": 7, "row": 16, "col": 16}
-    assert ds["time"].dtype == np.int64 and ds["time"].values[0] == 0
-    assert ds["time"].values[-1] == 20 and ds["sample"].values.tolist() == [4, 5]
+    assert dict(ds.sizes) == {"sample": 2, "t": ds.sizes["t"], "k": 7, "row": 16, "col": 16}
+    assert ds["t"].dtype == np.int64 and ds["t"].values[0] == 0
+    assert ds["t"].values[-1] == 20 and ds["sample"].values.tolist() == [4, 5]
     for name in ds.variables:
         assert {"long_name", "units"} <= set(ds[name].attrs), name
-    assert ds["time"].attrs["units"] == "MCS" and ds["k"].attrs["units"] == "1/lattice spacing"
+    assert ds["t"].attrs["units"] == "MCS" and ds["k"].attrs["units"] == "1/lattice spacing"
     assert ds["domain_size"].attrs["units"].startswith("lattice spacing")
     assert "bond energy" in ds["energy"].attrs["units"]
     a = ds.attrs
@@ -294,7 +294,7 @@ def test_gpu_job_equals_cpu_job_and_resumes(tmp_path: Path, L: int, b: int, acti
 def test_local_slope_is_the_exponent_of_a_power_law() -> None:
     """x_eff of L = 3 t^0.3 is 0.3 at every pair of times; t = 0 is skipped."""
     t = np.array([0.0, 1, 2, 5, 10, 30])
-    size = xr.DataArray(np.r_[1.0, 3 * t[1:] ** 0.3], dims="time", coords={"time": t})
+    size = xr.DataArray(np.r_[1.0, 3 * t[1:] ** 0.3], dims="t", coords={"t": t})
     x = local_slope_of(size, t)
     assert x.dims == ("t_eff",) and x.sizes["t_eff"] == 4
     np.testing.assert_allclose(x.values, 0.3)
@@ -322,9 +322,9 @@ def test_blocks_aggregate_and_the_analysis_gives_x_eff(tmp_path: Path) -> None:
     for name in ("open_bonds", "energy", "domain_size"):
         np.testing.assert_allclose(an[f"{name}_mean"].values, ds[name].values.mean(axis=0))
         assert np.all(an[f"{name}_err"].values > 0), name
-    assert an["structure_factor_mean"].dims == ("time", "k")
+    assert an["structure_factor_mean"].dims == ("t", "k")
     x, err = an["x_eff"].values, an["x_eff_err"].values
-    assert an["x_eff"].dims == ("t_eff",) and x.size == an.sizes["time"] - 2
+    assert an["x_eff"].dims == ("t_eff",) and x.size == an.sizes["t"] - 2
     assert np.all(np.isfinite(x)) and np.all(err > 0) and 0 < np.mean(x) < 1
     assert an.attrs["reference_x"] == pytest.approx(1 / 3) and an.attrs["n_samples"] == 6
     assert an["slice"].dims == ("row", "col")

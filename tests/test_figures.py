@@ -51,12 +51,12 @@ def small_dataset(dim: int, n_samples: int = 16, seed: int = 0) -> xr.Dataset:
     c_s[:, 2, -2:] = -1e-3
     ds = xr.Dataset(
         {
-            "W2": (("sample", "time"), w2, {"long_name": "squared width", "units": "1"}),
-            "mean_h": (("sample", "time"), 0.5 * t + rng.normal(size=w2.shape), {"units": "1"}),
-            "C_h": (("sample", "s", "time"), c_h, {"units": "1"}),
-            "C_s": (("sample", "s", "time"), c_s, {"units": "1"}),
+            "W2": (("sample", "t"), w2, {"long_name": "squared width", "units": "1"}),
+            "mean_h": (("sample", "t"), 0.5 * t + rng.normal(size=w2.shape), {"units": "1"}),
+            "C_h": (("sample", "s", "t"), c_h, {"units": "1"}),
+            "C_s": (("sample", "s", "t"), c_s, {"units": "1"}),
         },
-        coords={"sample": np.arange(n_samples), "time": times, "s": s},
+        coords={"sample": np.arange(n_samples), "t": times, "s": s},
     )
     ds.attrs = {
         "model": "kpz",

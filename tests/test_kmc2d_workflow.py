@@ -214,9 +214,9 @@ def test_simcore_run_writes_the_run_file(tmp_path: Path, write_config, rates: st
     assert res.returncode == 0, res.stderr
     ds = xr.load_dataset(out)
     assert set(ds.data_vars) == COMMON_VARS | RATE_VARS[rates]
-    assert dict(ds.sizes) == {"sample": 2, "time": ds.sizes["time"], "step": 4096, "row": 24,
+    assert dict(ds.sizes) == {"sample": 2, "t": ds.sizes["t"], "step": 4096, "row": 24,
                               "col": 24}  # fmt: skip
-    assert ds["time"].values[0] == 0 and ds["time"].values[-1] == 20
+    assert ds["t"].values[0] == 0 and ds["t"].values[-1] == 20
     assert ds["snapshot"].dims == ("sample", "row", "col")
     assert ds["dt_history"].dims == ds["dt_accepted"].dims == ("sample", "step")
     for name in ds.variables:
@@ -269,7 +269,7 @@ def test_random_deposition_through_the_analysis(tmp_path: Path) -> None:
     ds = run(job("sos", phi=0.0, k2=k2, L=24, samples=16, t_max=30), tmp_path / "rd.nc")
     an = analyze_kmc2d(aggregate([tmp_path / "rd.nc"]))
     assert an.attrs["reference_beta"] == 0.5 and an.attrs["jackknife_groups"] == 16
-    t = an["time"].values
+    t = an["t"].values
     ok = t > 0
     for var in ("mean_h", "W2", "events_rate"):
         expect = k2 * t[ok] if var != "events_rate" else k2
@@ -345,7 +345,7 @@ def test_kmc2d_campaign_through_snakemake(tmp_path: Path) -> None:
     assert job_cfg["tile"] == 8 and "T" not in job_cfg
     an = xr.load_dataset(res / "analysis" / f"{point}.nc")
     assert an.attrs["n_samples"] == 4 and an.attrs["reference_beta"] == 0.5
-    t = an["time"].values
+    t = an["t"].values
     z = (an["mean_h_mean"].values[1:] - t[1:]) / an["mean_h_err"].values[1:]
     assert np.all(np.abs(z) < 4)
 

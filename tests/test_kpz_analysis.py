@@ -83,22 +83,22 @@ def synthetic_dataset(
     mean_h = 0.5 * t + rng.normal(0.0, 1.0, size=(n_samples, nt))
     ds = xr.Dataset(
         {
-            "W2": (("sample", "time"), w2, {"long_name": "squared interface width", "units": "1"}),
-            "mean_h": (("sample", "time"), mean_h, {"long_name": "mean height", "units": "1"}),
+            "W2": (("sample", "t"), w2, {"long_name": "squared interface width", "units": "1"}),
+            "mean_h": (("sample", "t"), mean_h, {"long_name": "mean height", "units": "1"}),
             "C_h": (
-                ("sample", "s", "time"),
+                ("sample", "s", "t"),
                 c_h,
                 {"long_name": "height autocorrelation", "units": "1"},
             ),
             "C_s": (
-                ("sample", "s", "time"),
+                ("sample", "s", "t"),
                 c_s,
                 {"long_name": "slope autocorrelation", "units": "1"},
             ),
         },
         coords={
             "sample": ("sample", np.arange(n_samples, dtype=np.int64)),
-            "time": ("time", times, {"units": "MCS", "long_name": "time"}),
+            "t": ("t", times, {"units": "MCS", "long_name": "time"}),
             "s": ("s", s.astype(np.int64), {"units": "MCS", "long_name": "waiting time"}),
         },
     )
@@ -139,9 +139,9 @@ def test_jackknife_of_mean_is_std_over_sqrt_n() -> None:
     np.testing.assert_allclose(est, x.mean(axis=0), rtol=1e-13)
     np.testing.assert_allclose(err, x.std(axis=0, ddof=1) / np.sqrt(50), rtol=1e-12)
 
-    da = xr.DataArray(x, dims=("sample", "time"))
+    da = xr.DataArray(x, dims=("sample", "t"))
     est_x, err_x = jackknife(da, lambda m: m, n_groups=50)
-    assert err_x.dims == ("time",)
+    assert err_x.dims == ("t",)
     np.testing.assert_allclose(err_x.values, err, rtol=1e-12)
 
 
@@ -194,7 +194,7 @@ def test_vectorized_equals_per_group_evaluation() -> None:
 
 
 def test_single_sample_gives_nan_error() -> None:
-    est, err = jackknife(xr.DataArray(np.ones((1, 3)), dims=("sample", "time")))
+    est, err = jackknife(xr.DataArray(np.ones((1, 3)), dims=("sample", "t")))
     assert np.all(est.values == 1.0) and np.all(np.isnan(err.values))
 
 
@@ -269,7 +269,7 @@ def test_lambda_over_z_recovered_and_nan_before_s() -> None:
 def test_nonpositive_C_gives_nan() -> None:
     """Where the mean C is <= 0 the log is undefined: both adjacent pairs become NaN."""
     ds = synthetic_dataset(n_samples=32, seed=5)
-    times = ds["time"].values
+    times = ds["t"].values
     k_s = 1  # s = 16
     i_neg = int(np.flatnonzero(times == 128)[0])
     i_zero = int(np.flatnonzero(times == 512)[0])
@@ -286,7 +286,7 @@ def test_nonpositive_C_gives_nan() -> None:
         assert np.all(np.isfinite(row.values[~touches & (row["t_lower_c"].values > 16)]))
         other = out[name].isel(s=0)  # other waiting times unaffected
         assert np.all(np.isfinite(other.values[other["t_lower_c"].values > 4]))
-    assert out["C_s_mean"].isel(s=k_s, time=i_neg) < 0  # the mean itself is still reported
+    assert out["C_s_mean"].isel(s=k_s, t=i_neg) < 0  # the mean itself is still reported
 
 
 def test_output_layout_attrs_and_mean_errors() -> None:
@@ -294,14 +294,14 @@ def test_output_layout_attrs_and_mean_errors() -> None:
     ds = synthetic_dataset(n_samples=20, seed=6)
     out = analyze(ds, n_groups=20)
     expected = {
-        "W2_mean": ("time",),
-        "W2_err": ("time",),
-        "mean_h_mean": ("time",),
-        "mean_h_err": ("time",),
-        "C_h_mean": ("s", "time"),
-        "C_h_err": ("s", "time"),
-        "C_s_mean": ("s", "time"),
-        "C_s_err": ("s", "time"),
+        "W2_mean": ("t",),
+        "W2_err": ("t",),
+        "mean_h_mean": ("t",),
+        "mean_h_err": ("t",),
+        "C_h_mean": ("s", "t"),
+        "C_h_err": ("s", "t"),
+        "C_s_mean": ("s", "t"),
+        "C_s_err": ("s", "t"),
         "beta_eff": ("t_eff",),
         "beta_eff_err": ("t_eff",),
         "lambda_h_over_z_eff": ("s", "t_eff_c"),
@@ -313,7 +313,7 @@ def test_output_layout_attrs_and_mean_errors() -> None:
     for name in list(out.data_vars) + list(out.coords):
         assert out[name].attrs.get("long_name"), name
         assert "units" in out[name].attrs, name
-    for name in ("time", "s", "t_eff", "t_eff_c", "t_lower", "t_upper"):
+    for name in ("t", "s", "t_eff", "t_eff_c", "t_lower", "t_upper"):
         assert out[name].attrs["units"] == "MCS"
     for name in ("beta_eff", "lambda_h_over_z_eff", "t_over_s_mid"):
         assert out[name].attrs["units"] == "1"

@@ -120,7 +120,7 @@ def test_run_file_layout(spec: ModelSpec, tmp_path, plugin_env) -> None:
     assert proc.returncode == 0, proc.stderr
     cfg = validate_run_config(example_config(spec))
     with xr.open_dataset(tmp_path / "run.nc") as ds:
-        assert {"sample", "time"} <= set(ds.dims)
+        assert {"sample", "t"} <= set(ds.dims)
         assert ds.sizes["sample"] == cfg["samples"]
         np.testing.assert_array_equal(ds["sample"].values, np.arange(cfg["samples"]))
         for name, var in ds.variables.items():
@@ -192,7 +192,7 @@ def test_plugin_campaign_to_its_figure_and_physics(tmp_path, plugin_env) -> None
     res = tmp_path / "results" / "c_rd1d"
     assert (res / "figures" / "W2.png").stat().st_size > 0
     with xr.open_dataset(res / "analysis" / "rd1d_L32_cpu.nc") as an:
-        t = an["time"].values
+        t = an["t"].values
         keep = t > 0
         dev = np.abs(an["W2_mean"].values - t * (1 - 1 / 32))[keep]
         assert np.all(dev <= 4 * an["W2_err"].values[keep])

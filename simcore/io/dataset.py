@@ -47,7 +47,7 @@ def lockstep_wall_time(wall: np.ndarray, samples: int) -> tuple:
     """The ``wall_time`` variable (sample, time) of a job that advances all its samples
     together: the wall-clock seconds at each sampling time, the same for each sample."""
     return (
-        ("sample", "time"),
+        ("sample", "t"),
         np.broadcast_to(wall, (samples, wall.size)).copy(),
         {
             "long_name": "wall-clock time of this sample's job since its start",

@@ -111,8 +111,8 @@ class EA3DSimulation(OnCPU, LockstepProgress):
                 long_name="disorder sample index",
                 comment="bit b of coded word w is sample 64 w + b",
             ),
-            "time": (
-                "time",
+            "t": (
+                "t",
                 self.times,
                 {
                     "long_name": "time",
@@ -129,7 +129,7 @@ class EA3DSimulation(OnCPU, LockstepProgress):
         }
         data = {
             "energy": (
-                ("sample", "replica", "time"),
+                ("sample", "replica", "t"),
                 st["energy"],
                 {
                     "long_name": "energy per spin e = H / L^3",
@@ -138,7 +138,7 @@ class EA3DSimulation(OnCPU, LockstepProgress):
                 },
             ),  # fmt: skip
             "q": (
-                ("sample", "pair", "time"),
+                ("sample", "pair", "t"),
                 st["q"],
                 {
                     "long_name": "replica overlap q_ab = (1/L^3) sum_i sigma_i^a sigma_i^b",

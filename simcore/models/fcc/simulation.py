@@ -139,8 +139,8 @@ class FCCSimulation(OnCPU, LockstepProgress):
         n = min(self.L, SLICE)
         coords = {
             "sample": sample_coord(self.cfg, self.samples),
-            "time": (
-                "time",
+            "t": (
+                "t",
                 self.times.astype(np.int64),
                 {
                     "long_name": "time",
@@ -160,7 +160,7 @@ class FCCSimulation(OnCPU, LockstepProgress):
             "row": ("row", np.arange(n, dtype=np.int64), {"long_name": "y", "units": "1"}),
             "col": ("col", np.arange(n, dtype=np.int64), {"long_name": "x", "units": "1"}),
         }
-        dims = ("sample", "time")
+        dims = ("sample", "t")
         data = {
             name: (dims, st[f"obs_{name}"], {"long_name": long_name, "units": units})
             for name, (long_name, units) in OBSERVABLES.items()
@@ -172,7 +172,7 @@ class FCCSimulation(OnCPU, LockstepProgress):
         )
         data["wall_time"] = lockstep_wall_time(st["wall"], self.samples)
         data["structure_factor"] = (
-            ("sample", "time", "k"),
+            ("sample", "t", "k"),
             st["obs_structure_factor"],
             {
                 "long_name": "spherically averaged structure factor S(k) of the B "

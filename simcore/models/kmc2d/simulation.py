@@ -228,8 +228,8 @@ class KMC2DSimulation(OnCPU, LockstepProgress):
         n = min(self.L, SNAPSHOT)
         coords = {
             "sample": sample_coord(self.cfg, self.samples),
-            "time": (
-                "time",
+            "t": (
+                "t",
                 self.times.astype(np.float64),
                 {
                     "long_name": "time",
@@ -257,7 +257,7 @@ class KMC2DSimulation(OnCPU, LockstepProgress):
                 {"long_name": "lattice column", "units": "1"},
             ),
         }
-        dims = ("sample", "time")
+        dims = ("sample", "t")
         meta = {
             "mean_h": ("mean surface height <h>", "lattice units"),
             "W2": ("squared surface width W^2 = <h^2> - <h>^2", "lattice units^2"),

@@ -140,23 +140,23 @@ class KPZSimulation(OnCPU):
         """The job's results with CF-style variable attributes (global attributes by the runner)."""
         coords = {
             "sample": sample_coord(self.cfg, self.samples),
-            "time": ("time", self.times, time_attributes(self.cfg)),
+            "t": ("t", self.times, time_attributes(self.cfg)),
             "s": ("s", self.waits, {"long_name": "waiting time", "units": "MCS"}),
         }
         hunit = "lattice units are heights in units of the elementary step"
         data = {
             "W2": (
-                ("sample", "time"),
+                ("sample", "t"),
                 st["W2"],
                 {"long_name": "squared interface width W^2", "units": "1", "comment": hunit},
             ),
             "mean_h": (
-                ("sample", "time"),
+                ("sample", "t"),
                 st["mean_h"],
                 {"long_name": "mean height", "units": "1", "comment": hunit},
             ),
             "C_h": (
-                ("sample", "s", "time"),
+                ("sample", "s", "t"),
                 st["C_h"],
                 {
                     "long_name": "height autocorrelation C_h(t, s)",
@@ -165,7 +165,7 @@ class KPZSimulation(OnCPU):
                 },
             ),
             "C_s": (
-                ("sample", "s", "time"),
+                ("sample", "s", "t"),
                 st["C_s"],
                 {
                     "long_name": "slope autocorrelation C_s(t, s)",

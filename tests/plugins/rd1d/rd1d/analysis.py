@@ -18,16 +18,16 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
     """``W2_mean`` and ``W2_err`` (jackknife over samples) and the exact ``W2_exact``."""
     mean, err = jackknife(ds["W2"], n_groups=n_groups)
     L = int(ds.attrs["L"])
-    exact = ds["time"].astype(float) * (1.0 - 1.0 / L)
+    exact = ds["t"].astype(float) * (1.0 - 1.0 / L)
     out = xr.Dataset(
         {
-            "W2_mean": (("time",), mean.values, {"long_name": "mean W^2", "units": "1"}),
-            "W2_err": (("time",), err.values, {"long_name": "jackknife error of W2_mean",
+            "W2_mean": (("t",), mean.values, {"long_name": "mean W^2", "units": "1"}),
+            "W2_err": (("t",), err.values, {"long_name": "jackknife error of W2_mean",
                                                "units": "1"}),
-            "W2_exact": (("time",), exact.values, {"long_name": "exact W^2 = t (1 - 1/L)",
+            "W2_exact": (("t",), exact.values, {"long_name": "exact W^2 = t (1 - 1/L)",
                                                    "units": "1"}),
         },
-        coords={"time": ds["time"]},
+        coords={"t": ds["t"]},
     )  # fmt: skip
     out.attrs = {**ds.attrs, "n_samples_analyzed": int(ds.sizes["sample"])}
     return out
@@ -38,7 +38,7 @@ def make_figures(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]
     fig, axes = new_figure(1, 1)
     ax = axes[0, 0]
     for i, ds in enumerate(analyses):
-        t = ds["time"].values
+        t = ds["t"].values
         keep = t > 0
         ax.errorbar(
             t[keep],

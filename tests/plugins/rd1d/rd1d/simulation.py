@@ -65,10 +65,10 @@ class RD1DSimulation(OnCPU, LockstepProgress):
     def to_dataset(self, st: dict) -> xr.Dataset:
         """W^2(sample, time) with CF attributes."""
         return xr.Dataset(
-            {"W2": (("sample", "time"), st["W2"],
+            {"W2": (("sample", "t"), st["W2"],
                     {"long_name": "squared surface width W^2", "units": "1"})},
             coords={
                 "sample": sample_coord(self.cfg, self.samples),
-                "time": ("time", self.times, {"long_name": "time", "units": "MCS"}),
+                "t": ("t", self.times, {"long_name": "time", "units": "MCS"}),
             },
         )  # fmt: skip
