@@ -18,7 +18,7 @@ model's analysis module (:mod:`analysis.kpz`, ...) builds on these; none is name
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -33,7 +33,10 @@ __all__ = [
     "put_local_slope",
     "put_means",
     "safe_log",
+    "signal_end",
+    "slope_windows",
     "successive_pairs",
+    "window_slope",
 ]
 
 #: How t_eff of a local slope between positive sampling times is defined.
@@ -84,6 +87,51 @@ def beta_eff_of(W2: xr.DataArray, times: np.ndarray) -> xr.DataArray:
     return local_slope_of(W2, times, power=0.5)
 
 
+def signal_end(mean: np.ndarray, err: np.ndarray, min_sigmas: float) -> int:
+    """Number of leading entries of a decaying signal that stand out of its noise: the
+    index of the first entry whose ``mean`` is not above ``min_sigmas * err`` (or not
+    finite), ``len(mean)`` if there is none.  Beyond it the sign of the mean is noise, so
+    no logarithm (and no local slope) of it means anything."""
+    ok = np.isfinite(mean) & np.isfinite(err) & (mean > min_sigmas * err)
+    bad = np.flatnonzero(~ok)
+    return int(bad[0]) if bad.size else int(len(mean))
+
+
+def slope_windows(slope_err: np.ndarray, target_err: float) -> list[tuple[int, int]]:
+    """Windows ``(a, b)`` of a local slope over ``n`` ascending times, chosen from the
+    errors: ``slope_err[a, b]`` is the error of the slope from time ``a`` to time ``b``
+    (n x n).  The windows are contiguous (each starts where the last ended, the first at
+    0), each the shortest whose error is at most ``target_err`` (the last may stay above
+    it).  Where the data are precise every window is one pair of successive times; where
+    they are noisy windows widen instead of giving slopes of noise."""
+    n = slope_err.shape[0]
+    out: list[tuple[int, int]] = []
+    a = 0
+    while a < n - 1:
+        b = a + 1
+        while b < n - 1 and not slope_err[a, b] <= target_err:
+            b += 1
+        out.append((a, b))
+        a = b
+    return out
+
+
+def window_slope(
+    E: xr.DataArray, times: np.ndarray, lo: xr.DataArray, hi: xr.DataArray, **index: xr.DataArray
+) -> xr.DataArray:
+    """d ln E / d ln t over windows from time index ``lo`` to ``hi`` (DataArrays of one
+    window dimension, with ``index``: further dimensions of ``E`` indexed per window, such
+    as the waiting time); NaN where E <= 0.  Other dimensions (jackknife replicas) pass
+    through."""
+    ln_e = safe_log(E)
+    dlnt = np.log(times[hi.values]) - np.log(times[lo.values])
+    dlnt = xr.DataArray(dlnt, dims=lo.dims)
+    drop = ["t", *index]
+    at_hi = ln_e.isel(t=hi, **index).drop_vars(drop, errors="ignore")
+    at_lo = ln_e.isel(t=lo, **index).drop_vars(drop, errors="ignore")
+    return (at_hi - at_lo) / dlnt
+
+
 def put_means(
     out: xr.Dataset,
     est: xr.Dataset,
@@ -112,21 +160,23 @@ def put_local_slope(
     name: str,
     long_name: str,
     times: np.ndarray,
-    unit: str,
+    unit: str | Mapping[str, str],
 ) -> xr.Dataset:
     """``out`` with the exponent ``name`` (and ``name_err``) of :func:`local_slope_of` over
     ``t_eff``, with the pair of positive times of each value as ``t_lower``, ``t_upper``
-    (a reader can redo or rebin the slope without guessing the times)."""
+    (a reader can redo or rebin the slope without guessing the times).  ``unit``: the
+    times' ``units`` attribute, or all their unit attributes (``units``, ``model_units``)."""
+    units = {"units": unit} if isinstance(unit, str) else dict(unit)
     lo, hi = successive_pairs(times)
     out = out.assign_coords(
         t_eff=("t_eff", est["t_eff"].values),
         t_lower=("t_eff", times[lo]),
         t_upper=("t_eff", times[hi]),
     )
-    out["t_eff"].attrs = {"long_name": f"effective time of {name}", "units": unit,
+    out["t_eff"].attrs = {"long_name": f"effective time of {name}", **units,
                           "comment": POSITIVE_MIDPOINT_NOTE}  # fmt: skip
-    out["t_lower"].attrs = {"long_name": "earlier time t_j of the pair", "units": unit}
-    out["t_upper"].attrs = {"long_name": "later time t_i of the pair", "units": unit}
+    out["t_lower"].attrs = {"long_name": "earlier time t_j of the pair", **units}
+    out["t_upper"].attrs = {"long_name": "later time t_i of the pair", **units}
     out[name] = est[name].variable
     out[name].attrs = {"long_name": long_name, "units": "1", "comment": POSITIVE_MIDPOINT_NOTE}
     out[f"{name}_err"] = err[name].variable

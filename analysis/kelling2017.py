@@ -39,20 +39,22 @@ import xarray as xr
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from analysis.kpz import BETA, LAMBDA_MAX_ERR, load_analyses
+from analysis.kpz import BETA, Curve, draw_decaying, load_analyses, noise_legend_entry
 from analysis.plotting import (
     COLUMN_WIDTH,
     PANEL_HEIGHT,
     STYLE,
     Drawn,
+    axis_label,
     fmt_number,
     log_tick_labels,
     n_samples_of,
     new_figure,
-    positive_only,
     provenance,
     source_of,
     stack_height,
+    time_label,
+    unit_text,
 )
 from analysis.tables import read_table, table_provenance
 
@@ -245,47 +247,56 @@ def _choose_s(datasets: Sequence[xr.Dataset], s: float | None) -> float:
     return wanted
 
 
-def _c_curve(ds: xr.Dataset, var: str, s: float) -> tuple[np.ndarray, np.ndarray]:
-    """(t/s, C) of ``var`` at waiting time ``s`` for t >= s, positive finite values only."""
+def _c_curve(ds: xr.Dataset, kind: str, s: float, label: str, style: dict[str, Any]) -> Curve:
+    """C_kind(t, s) with its errors vs t/s at waiting time ``s`` for t >= s."""
     k = int(np.flatnonzero(np.asarray(ds["s"].values, dtype=float) == s)[0])
     t = np.asarray(ds["t"].values, dtype=float)
-    y = positive_only(ds[var].isel(s=k).values)
+    y = np.asarray(ds[f"C_{kind}_mean"].isel(s=k).values, dtype=float)
+    e = np.asarray(ds[f"C_{kind}_err"].isel(s=k).values, dtype=float)
     ok = (t >= s) & np.isfinite(y)
-    return t[ok] / s, y[ok]
+    return Curve(t[ok] / s, y[ok], e[ok], label, style)
 
 
-def _plot_c(ax: Any, datasets: Sequence[xr.Dataset], var: str, s: float) -> None:
-    labels = curve_labels(datasets)
-    for ds, label, style in zip(datasets, labels, _styles(datasets), strict=True):
-        x, y = _c_curve(ds, var, s)
-        if x.size == 0:
-            label += " (no positive data)"
-        ax.plot(x, y, label=label, **style)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    log_tick_labels(ax)
-    ax.set_xlabel("t/s [1]")
+def _plot_c(ax: Any, datasets: Sequence[xr.Dataset], kind: str, s: float) -> None:
+    """C_kind at waiting time ``s`` of every point, with errors (:func:`draw_decaying`)."""
+    curves = [_c_curve(ds, kind, s, label, style) for ds, label, style
+              in zip(datasets, curve_labels(datasets), _styles(datasets), strict=True)]  # fmt: skip
+    draw_decaying(ax, curves)
+    ax.set_xlabel("t/s")
+
+
+def _legend_below(fig: Figure, ax: Any, title: str) -> None:
+    """The legend of ``ax`` below the figure's axes, titled (the curves fill the axes)."""
+    handles, labels = ax.get_legend_handles_labels()
+    marker, text = noise_legend_entry()
+    fig.legend([*handles, marker], [*labels, text], loc="outside lower center", fontsize=6,
+               title=title, title_fontsize=7)  # fmt: skip
+
+
+def _legend_height(n: int) -> float:
+    """Inches a legend of ``n`` entries below the axes takes."""
+    return 0.25 + 0.12 * n
 
 
 # ----------------------------------------------------------------------------- figures
 
 
 def plot_fig3b(datasets: Sequence[xr.Dataset], s: float | None = None) -> Figure:
-    """kelling2017 Fig. 3(b): slope autocorrelation C_s(t, s) vs t/s, log-log.
+    """kelling2017 Fig. 3(b): slope autocorrelation C_s(t, s) vs t/s with jackknife errors.
 
     One curve per point at a single waiting time ``s`` (default: the largest s common to
     all datasets); sequential points are drawn in black as the reference.  A scheme that
     imprints a pattern levels off at a finite C_s, a correlation-free one follows the
-    black curve.  Non-positive values cannot be drawn on the log axis and are skipped.
+    black curve into the noise, which the symlog axis shows around zero.
     """
     dss = _reference_first(datasets)
     s_val = _choose_s(dss, s)
     with matplotlib.rc_context(STYLE):
-        fig, axes = new_figure(1, 1)
+        fig, axes = new_figure(1, 1, PANEL_HEIGHT + _legend_height(len(dss) + 2))
         ax = axes[0, 0]
-        _plot_c(ax, dss, "C_s_mean", s_val)
-        ax.set_ylabel(r"$C_s(t,s)$ [1]")
-        ax.legend(title=f"s = {s_val:g} MCS", loc="lower left", fontsize=6, title_fontsize=7)
+        _plot_c(ax, dss, "s", s_val)
+        ax.set_ylabel(axis_label(r"$C_s(t,s)$", dss[0]["C_s_mean"].attrs))
+        _legend_below(fig, ax, f"s = {s_val:g} {unit_text(dss[0]['s'].attrs)}")
     return fig
 
 
@@ -294,12 +305,13 @@ def plot_fig4(
 ) -> Figure:
     """kelling2017 Figs. 4/5: C_h(t, s) vs t/s of two-layer schemes, labelled scheme + TC.
 
-    Panel (a): C_h at one waiting time ``s`` (default: the largest common one).  Panel (b),
-    drawn when the datasets hold it: the effective exponent ``lambda_h/z`` (``exponent="h"``,
-    the local slopes of panel (a), Fig. 5b) or ``lambda_s/z`` (``"s"``, Fig. 4b) at the same
-    s, with jackknife error bars; points with errors above ``LAMBDA_MAX_ERR`` are left out
-    (C decayed into its noise).  Other schemes passed in are drawn too (sequential in
-    black), so a DTrDT curve can be compared with DTrDB as in Fig. 5(a).
+    Panel (a): C_h at one waiting time ``s`` (default: the largest common one) with
+    jackknife errors.  Panel (b), drawn when the datasets hold it: the effective exponent
+    ``lambda_h/z`` (``exponent="h"``, the local slopes of panel (a), Fig. 5b) or
+    ``lambda_s/z`` (``"s"``, Fig. 4b) at the same s with jackknife errors, over the windows
+    the analysis chose from the errors (:data:`analysis.kpz.LAMBDA_WINDOW_RULE`), at their
+    geometric midpoints.  Other schemes passed in are drawn too (sequential in black), so a
+    DTrDT curve can be compared with DTrDB as in Fig. 5(a).
     """
     if exponent not in ("h", "s"):
         raise ValueError(f"exponent must be 'h' or 's', got {exponent!r}")
@@ -309,26 +321,26 @@ def plot_fig4(
     with_exponent = all(name in d.variables and f"{name}_err" in d.variables for d in dss)
     nrows = 2 if with_exponent else 1
     with matplotlib.rc_context(STYLE):
-        fig, axes = new_figure(nrows, 1, stack_height(nrows))
+        height = stack_height(nrows) + _legend_height(len(dss) + 2)
+        fig, axes = new_figure(nrows, 1, height)
         ax = axes[0, 0]
-        _plot_c(ax, dss, "C_h_mean", s_val)
-        ax.set_ylabel(r"$C_h(t,s)$ [lattice units$^2$]")
-        ax.legend(title=f"s = {s_val:g} MCS", loc="lower left", fontsize=6, title_fontsize=7)
+        _plot_c(ax, dss, "h", s_val)
+        ax.set_ylabel(axis_label(r"$C_h(t,s)$", dss[0]["C_h_mean"].attrs))
         if with_exponent:
             ax.set_title("(a)", loc="left")
             bx = axes[1, 0]
-            for ds, label, style in zip(dss, curve_labels(dss), _styles(dss), strict=True):
-                k = int(np.flatnonzero(np.asarray(ds["s"].values, dtype=float) == s_val)[0])
-                x = np.asarray(ds["t_over_s_mid"].isel(s=k).values, dtype=float)
-                y = np.asarray(ds[name].isel(s=k).values, dtype=float)
-                e = np.asarray(ds[f"{name}_err"].isel(s=k).values, dtype=float)
-                ok = np.isfinite(y) & (x > 0) & (np.nan_to_num(e, nan=np.inf) < LAMBDA_MAX_ERR)
-                bx.errorbar(x[ok], y[ok], yerr=e[ok], label=label, **style)
+            for ds, style in zip(dss, _styles(dss), strict=True):
+                at_s = np.asarray(ds[f"lambda_{exponent}_s"].values, dtype=float) == s_val
+                x = np.asarray(ds[f"lambda_{exponent}_t_over_s"].values, dtype=float)[at_s]
+                y = np.asarray(ds[name].values, dtype=float)[at_s]
+                e = np.asarray(ds[f"{name}_err"].values, dtype=float)[at_s]
+                bx.errorbar(x, y, yerr=e, **style)
             bx.set_xscale("log")
             log_tick_labels(bx)
-            bx.set_xlabel("t/s [1]")
-            bx.set_ylabel(rf"$(\lambda_{exponent}/z)_{{eff}}$ [1]")
+            bx.set_xlabel("t/s (window midpoint)")
+            bx.set_ylabel(rf"$(\lambda_{exponent}/z)_{{eff}}$")
             bx.set_title("(b)", loc="left")
+        _legend_below(fig, ax, f"s = {s_val:g} {unit_text(dss[0]['s'].attrs)}")
     return fig
 
 
@@ -372,8 +384,8 @@ def plot_fig6(datasets: Sequence[xr.Dataset]) -> Figure:
         ax.axhline(value, color=_REF_COLOR, linewidth=0.8, zorder=1)
         ax.set_xscale("log")
         log_tick_labels(ax)
-        ax.set_xlabel("t [MCS]")
-        ax.set_ylabel(r"$\beta_{eff}$ [1]")
+        ax.set_xlabel(time_label(dss))
+        ax.set_ylabel(r"$\beta_{eff}$")
         handles, labels = ax.get_legend_handles_labels()  # errorbars come after the band
         k = handles.index(band)
         order = [*range(k), *range(k + 1, len(handles)), k]  # the reference last

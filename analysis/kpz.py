@@ -35,29 +35,41 @@ import numpy as np
 import xarray as xr
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Rectangle
 
-from analysis.estimates import analysis_attrs, beta_eff_of, local_slope_of, successive_pairs
+from analysis.estimates import (
+    analysis_attrs,
+    beta_eff_of,
+    put_local_slope,
+    signal_end,
+    slope_windows,
+    successive_pairs,
+    window_slope,
+)
 from analysis.plotting import (
     COLUMN_WIDTH,
     PANEL_HEIGHT,
     STYLE,
     attr,
+    axis_label,
     fmt_number,
-    grid,
     load_datasets,
     log_tick_labels,
     n_samples_of,
     new_figure,
-    positive_only,
     require_variables,
     save_campaign_figures,
-    stack_height,
+    time_label,
+    unit_text,
 )
 from analysis.stats import default_groups, jackknife
 
 __all__ = [
     "BETA",
-    "LAMBDA_MAX_ERR",
+    "Curve",
+    "LAMBDA_TARGET_ERR",
+    "LambdaWindows",
     "REFERENCE_BETA",
     "REQUIRED_VARIABLES",
     "AnalysisInputError",
@@ -68,9 +80,13 @@ __all__ = [
     "plot_C",
     "plot_W2",
     "plot_beta_eff",
+    "draw_decaying",
+    "dynamic_exponent",
+    "noise_legend_entry",
     "plot_lambda_eff",
     "point_label",
     "reference_beta",
+    "saturation_onset",
 ]
 
 #: The model whose spec names the campaign figures drawn here.
@@ -135,12 +151,25 @@ FIGURE_VARIABLES = (
     "lambda_h_over_z_eff_err",
     "lambda_s_over_z_eff",
     "lambda_s_over_z_eff_err",
-    "t_over_s_mid",
 )
 
-MIDPOINT_NOTE = (
-    "t_eff is the arithmetic midpoint (t_i + t_j)/2 of two successive sampling times; "
-    "kelling2017 eq. 8 prints (t_i - t_j)/2, a misprint for the midpoint"
+#: lambda/z: the slope error a window aims at, and how many jackknife errors a mean C must
+#: stand above to count as signal.
+LAMBDA_TARGET_ERR = 0.1
+SIGNAL_SIGMAS = 2.0
+#: W^2 of a system of size L departs from the growth law from about this fraction of
+#: t_x = L^z on (the default campaign: L = 128 leaves L = 256 by more than two errors
+#: from t ~ 0.1 L^z): the figures shade the finite-size regime from there.
+SATURATION_ONSET = 0.1
+
+LAMBDA_WINDOW_RULE = (
+    f"lambda/z windows: for each waiting time s, the sampling times t > s up to (not "
+    f"including) the first at which mean C is not above {SIGNAL_SIGMAS:g} jackknife errors "
+    f"(the signal is lost there: C_<k>_signal_lost; no estimate after it); split from the "
+    f"earliest into contiguous windows, each the shortest whose jackknife error of the slope "
+    f"is at most {LAMBDA_TARGET_ERR:g} (the last window may exceed it); the estimate is "
+    f"-(ln C(t_upper) - ln C(t_lower)) / ln(t_upper / t_lower), drawn at the geometric "
+    f"midpoint sqrt(t_lower t_upper) / s"
 )
 
 ANALYSIS_METHOD = (
@@ -148,13 +177,10 @@ ANALYSIS_METHOD = (
     "standard errors over samples (contiguous groups, n_groups = jackknife_groups, "
     "weighted delete-m_g formula), applied to the whole chain mean -> log -> slope. "
     "beta_eff: kelling2017 eq. 8 with E = W = sqrt(mean W2) between successive sampling "
-    "times t_j < t_i, t = 0 skipped. lambda_h_over_z_eff, lambda_s_over_z_eff: minus the "
-    "slope of ln(mean C) vs ln(t/s) between successive sampling times, both > s "
-    "(kelling2017 eqs. 5, 6, 8); NaN where t <= s or mean C <= 0. " + MIDPOINT_NOTE + "."
+    "times t_j < t_i, t = 0 skipped, at their arithmetic midpoint (kelling2017 eq. 8 prints "
+    "(t_i - t_j)/2, a misprint for the midpoint). lambda_h_over_z_eff, lambda_s_over_z_eff "
+    "(kelling2017 eqs. 5, 6, 8): " + LAMBDA_WINDOW_RULE + "."
 )
-
-#: Largest jackknife error of a drawn lambda/z point (see :func:`plot_lambda_eff`).
-LAMBDA_MAX_ERR = 0.5
 
 
 class AnalysisInputError(ValueError):
@@ -189,37 +215,94 @@ def _check_input(ds: xr.Dataset) -> None:
 
 
 def _derived(m: xr.Dataset) -> xr.Dataset:
-    """Every reported quantity as a function of the sample-mean dataset ``m``.
-
-    This is the function the jackknife re-evaluates on the leave-group-out means; it
-    addresses dimensions by name only, so extra dimensions (the jackknife replicas)
-    pass through elementwise.  ``m.t`` must be sorted ascending.  lambda/z is the
-    local slope of ln C in ln t, which between two times of one waiting time s is the
-    slope in ln(t/s); it is defined where both times of the pair are after s.
-    """
+    """The sample means and beta_eff as functions of the sample-mean dataset ``m`` (the
+    jackknife's ``func``): addresses dimensions by name only, so the jackknife's replica
+    dimension passes through.  ``m.t`` must be sorted ascending."""
     times = np.asarray(m["t"].values, dtype=float)
-    lo, hi = successive_pairs(times)
-    mid = 0.5 * (times[lo] + times[hi])
-    s_vals = xr.DataArray(np.asarray(m["s"].values, dtype=float), dims="s", coords={"s": m["s"]})
-    t_lo_c = xr.DataArray(times[lo], dims="t_eff_c", coords={"t_eff_c": mid})
-    valid = t_lo_c > s_vals  # both times of the pair strictly after the waiting time
-    out = {
-        "W2_mean": m["W2"],
-        "mean_h_mean": m["mean_h"],
-        "C_h_mean": m["C_h"],
-        "C_s_mean": m["C_s"],
-        "beta_eff": beta_eff_of(m["W2"], times),
-    }
-    for src, name in (("C_h", "lambda_h_over_z_eff"), ("C_s", "lambda_s_over_z_eff")):
-        slope = local_slope_of(m[src], times).rename(t_eff="t_eff_c")
-        out[name] = (-slope).where(valid)
-    return xr.Dataset(out)
+    return xr.Dataset(
+        {
+            "W2_mean": m["W2"],
+            "mean_h_mean": m["mean_h"],
+            "C_h_mean": m["C_h"],
+            "C_s_mean": m["C_s"],
+            "beta_eff": beta_eff_of(m["W2"], times),
+        }
+    )
 
 
-def _attrs_of(ds: xr.Dataset, var: str, default_units: str) -> dict[str, str]:
-    units = str(ds[var].attrs.get("units", default_units))
-    long_name = str(ds[var].attrs.get("long_name", var))
-    return {"units": units, "long_name": long_name}
+class LambdaWindows(NamedTuple):
+    """Windows of lambda/z estimates of one autocorrelation (heights or slopes), all waiting
+    times together along one dimension: per window the index of its waiting time ``s`` and
+    of its first and last time ``t``."""
+
+    s: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+
+    @classmethod
+    def of(cls, rows: Sequence[tuple[int, int, int]]) -> LambdaWindows:
+        """From ``(s, lo, hi)`` index triples."""
+        cols = np.asarray(rows, dtype=np.int64).reshape(-1, 3).T
+        return cls(cols[0], cols[1], cols[2])
+
+
+def _signal_times(
+    mean: np.ndarray, err: np.ndarray, times: np.ndarray, s_vals: np.ndarray
+) -> tuple[list[np.ndarray], np.ndarray]:
+    """Per waiting time, the indices of the times t > s at which C (``mean``, ``err`` of
+    shape (s, t)) stands above ``SIGNAL_SIGMAS`` errors, up to the first at which it does
+    not; and that first time (NaN where the signal is never lost)."""
+    kept, lost = [], []
+    for i, s in enumerate(s_vals):
+        after = np.flatnonzero(times > s)
+        n = signal_end(mean[i, after], err[i, after], SIGNAL_SIGMAS)
+        kept.append(after[:n])
+        lost.append(times[after[n]] if n < after.size else np.nan)
+    return kept, np.asarray(lost, dtype=float)
+
+
+def _candidates(kept: Sequence[np.ndarray]) -> LambdaWindows:
+    """Every window (a, b), a < b, of every waiting time's signal times ``kept``."""
+    rows = [(i, t[a], t[b]) for i, t in enumerate(kept)
+            for a in range(t.size) for b in range(a + 1, t.size)]  # fmt: skip
+    return LambdaWindows.of(rows)
+
+
+def _chosen(kept: Sequence[np.ndarray], cand: LambdaWindows, cand_err: np.ndarray) -> np.ndarray:
+    """Indices into the candidates ``cand`` of the windows :func:`slope_windows` chooses
+    for each waiting time from the candidates' errors ``cand_err``."""
+    pos = {(int(i), int(a), int(b)): k for k, (i, a, b) in enumerate(zip(*cand, strict=True))}
+    chosen = []
+    for i, t in enumerate(kept):
+        err = np.full((t.size, t.size), np.nan)
+        for a in range(t.size):
+            for b in range(a + 1, t.size):
+                err[a, b] = cand_err[pos[(i, int(t[a]), int(t[b]))]]
+        chosen += [pos[(i, int(t[a]), int(t[b]))] for a, b in slope_windows(err, LAMBDA_TARGET_ERR)]
+    return np.asarray(chosen, dtype=np.int64)
+
+
+def _lambdas(windows: dict[str, LambdaWindows], times: np.ndarray) -> Callable[[xr.Dataset], Any]:
+    """The jackknife's ``func`` of the lambda/z estimates over fixed ``windows``: minus the
+    slope of ln C against ln t (= ln(t/s) at fixed s) over each window."""
+
+    def func(m: xr.Dataset) -> xr.Dataset:
+        out = {}
+        for kind, w in windows.items():
+            dim = f"lambda_{kind}_window"
+            idx = {k: xr.DataArray(getattr(w, k), dims=dim) for k in ("s", "lo", "hi")}
+            slope = window_slope(m[f"C_{kind}"], times, idx["lo"], idx["hi"], s=idx["s"])
+            out[f"lambda_{kind}_over_z_eff"] = -slope
+        return xr.Dataset(out)
+
+    return func
+
+
+def _units_of(ds: xr.Dataset, var: str) -> dict[str, str]:
+    """``units`` and, if it has them, ``model_units`` of variable ``var`` of ``ds``."""
+    a = ds[var].attrs
+    return {"units": str(a.get("units", "1")),
+            **({"model_units": str(a["model_units"])} if "model_units" in a else {})}  # fmt: skip
 
 
 def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
@@ -235,14 +318,16 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
     Returns
     -------
     xr.Dataset
-        Variables ``W2_mean, W2_err, mean_h_mean, mean_h_err`` (time);
-        ``C_h_mean, C_h_err, C_s_mean, C_s_err`` (s, time);
-        ``beta_eff, beta_eff_err`` (t_eff);
-        ``lambda_h_over_z_eff(_err), lambda_s_over_z_eff(_err)`` (s, t_eff_c);
-        coordinates ``t_lower, t_upper`` (t_eff), ``t_lower_c, t_upper_c`` (t_eff_c) and
-        ``t_over_s_mid(s, t_eff_c) = t_eff_c / s``.  Global attributes of ``ds`` are
-        copied and ``analysis_method``, ``reference_beta`` (d=1, 2), ``jackknife_groups``
-        are added.
+        ``W2_mean, W2_err, mean_h_mean, mean_h_err`` (t); ``C_h_mean, C_h_err, C_s_mean,
+        C_s_err`` (s, t); ``beta_eff, beta_eff_err`` (t_eff, with ``t_lower, t_upper``);
+        ``C_h_signal_lost, C_s_signal_lost`` (s); ``lambda_h_over_z_eff(_err)`` over
+        ``lambda_h_window`` and ``lambda_s_over_z_eff(_err)`` over ``lambda_s_window``, one
+        value per window of times chosen from the errors, each window with coordinates
+        ``lambda_<k>_s`` (its waiting time), ``lambda_<k>_t_lower``, ``lambda_<k>_t_upper``
+        and ``lambda_<k>_t_over_s`` (the geometric midpoint of the window in t/s, where the
+        estimate is drawn).  Global attributes of ``ds`` are copied and
+        ``analysis_method``, ``lambda_window_rule``, ``reference_beta`` (d=1, 2),
+        ``jackknife_groups`` are added.
 
     Raises
     ------
@@ -256,82 +341,73 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
     est, err = jackknife(data, _derived, dim="sample", n_groups=groups, vectorized=True)
 
     times = np.asarray(data["t"].values, dtype=float)
+    s_vals = np.asarray(data["s"].values, dtype=float)
+    kept, lost, cand = {}, {}, {}
+    for kind in ("h", "s"):
+        mean, e = est[f"C_{kind}_mean"].values, err[f"C_{kind}_mean"].values
+        kept[kind], lost[kind] = _signal_times(mean, e, times, s_vals)
+        cand[kind] = _candidates(kept[kind])
+    c_est, c_err = jackknife(data[["C_h", "C_s"]], _lambdas(cand, times), dim="sample",
+                             n_groups=groups, vectorized=True)  # fmt: skip
+    pick = {kind: _chosen(kept[kind], cand[kind], c_err[f"lambda_{kind}_over_z_eff"].values)
+            for kind in ("h", "s")}  # fmt: skip
+    windows = {kind: LambdaWindows(*(x[pick[kind]] for x in cand[kind])) for kind in pick}
+    lam = c_est.isel({f"lambda_{k}_window": pick[k] for k in pick})
+    lam_err = c_err.isel({f"lambda_{k}_window": pick[k] for k in pick})
+
     lo, hi = successive_pairs(times)
-    mid = 0.5 * (times[lo] + times[hi])
+    t_units = _units_of(ds, "t")
+    out = xr.Dataset(coords={"t": data["t"].values, "s": data["s"].values})
+    out["t"].attrs = {**ds["t"].attrs, "long_name": "time"}
+    out["s"].attrs = {**ds["s"].attrs, "long_name": "waiting time s"}
+    out = put_local_slope(
+        out, est, err, "beta_eff",
+        "effective growth exponent beta_eff (kelling2017 eq. 8, E = sqrt(mean W2))",
+        times, t_units,
+    )  # fmt: skip
 
-    out = xr.Dataset(
-        coords={
-            "t": data["t"].values,
-            "s": data["s"].values,
-            "t_eff": mid,
-            "t_eff_c": mid.copy(),
-        }
-    )
-    out["t"].attrs = {**ds["t"].attrs, "long_name": "time", "units": "MCS"}
-    out["s"].attrs = {**ds["s"].attrs, "long_name": "waiting time s", "units": "MCS"}
-    out["t_eff"].attrs = {
-        "long_name": "effective time of beta_eff (midpoint of successive sampling times)",
-        "units": "MCS",
-        "comment": MIDPOINT_NOTE,
-    }
-    out["t_eff_c"].attrs = {
-        "long_name": "effective time of lambda/z (midpoint of successive sampling times)",
-        "units": "MCS",
-        "comment": MIDPOINT_NOTE,
-    }
-    for dim_name, suffix in (("t_eff", ""), ("t_eff_c", "_c")):
-        out = out.assign_coords(
-            {
-                f"t_lower{suffix}": (dim_name, times[lo]),
-                f"t_upper{suffix}": (dim_name, times[hi]),
-            }
-        )
-        out[f"t_lower{suffix}"].attrs = {
-            "long_name": "earlier time t_j of the pair",
-            "units": "MCS",
-        }
-        out[f"t_upper{suffix}"].attrs = {"long_name": "later time t_i of the pair", "units": "MCS"}
-    s_col = np.asarray(data["s"].values, dtype=float)[:, None]
-    out = out.assign_coords(t_over_s_mid=(("s", "t_eff_c"), mid[None, :] / s_col))
-    out["t_over_s_mid"].attrs = {
-        "long_name": "t/s at the midpoint of the pair, t_eff_c / s",
-        "units": "1",
-    }
-
-    def put(name: str, value: xr.DataArray, long_name: str, units: str, **extra: str) -> None:
-        out[name] = value.variable if isinstance(value, xr.DataArray) else value
-        out[name].attrs = {"long_name": long_name, "units": units, **extra}
+    def put(name: str, value: xr.DataArray, long_name: str, units: dict[str, str]) -> None:
+        out[name] = value.variable
+        out[name].attrs = {"long_name": long_name, **units}
 
     for var in ("W2", "mean_h", "C_h", "C_s"):
-        a = _attrs_of(ds, var, "1")
-        put(f"{var}_mean", est[f"{var}_mean"], f"sample mean of {a['long_name']}", a["units"])
-        put(
-            f"{var}_err",
-            err[f"{var}_mean"],
-            f"jackknife standard error of the sample mean of {a['long_name']}",
-            a["units"],
-        )
-    put(
-        "beta_eff",
-        est["beta_eff"],
-        "effective growth exponent beta_eff (kelling2017 eq. 8, E = sqrt(mean W2))",
-        "1",
-        comment=MIDPOINT_NOTE,
-    )
-    put("beta_eff_err", err["beta_eff"], "jackknife standard error of beta_eff", "1")
+        long_name, units = str(ds[var].attrs.get("long_name", var)), _units_of(ds, var)
+        put(f"{var}_mean", est[f"{var}_mean"], f"sample mean of {long_name}", units)
+        put(f"{var}_err", err[f"{var}_mean"],
+            f"jackknife standard error of the sample mean of {long_name}", units)  # fmt: skip
     for kind, word in (("h", "heights"), ("s", "slopes")):
-        name = f"lambda_{kind}_over_z_eff"
+        w, dim, name = windows[kind], f"lambda_{kind}_window", f"lambda_{kind}_over_z_eff"
+        put(f"C_{kind}_signal_lost", xr.DataArray(lost[kind], dims="s"),
+            f"first time t > s at which mean C_{kind} is not above {SIGNAL_SIGMAS:g} jackknife "
+            "errors (NaN: never); lambda/z is not estimated from there on", t_units)  # fmt: skip
+        t_lo, t_hi = times[w.lo], times[w.hi]
+        out = out.assign_coords(
+            {
+                f"lambda_{kind}_s": (dim, s_vals[w.s], {"long_name": "waiting time s of "
+                                     "the window", **_units_of(ds, "s")}),
+                f"lambda_{kind}_t_lower": (dim, t_lo, {"long_name": "first time of the "
+                                           "window", **t_units}),
+                f"lambda_{kind}_t_upper": (dim, t_hi, {"long_name": "last time of the "
+                                           "window", **t_units}),
+                f"lambda_{kind}_t_over_s": (dim, np.sqrt(t_lo * t_hi) / s_vals[w.s],
+                                            {"long_name": "t/s at the geometric midpoint of "
+                                             "the window", "units": "1"}),
+            }
+        )  # fmt: skip
         put(
             name,
-            est[name],
+            lam[name],
             f"effective autocorrelation exponent lambda_{kind}/z of the {word}: "
-            f"-d ln C_{kind} / d ln(t/s) between successive times t > s",
-            "1",
-            comment=MIDPOINT_NOTE + "; NaN where t <= s or mean C <= 0",
+            f"-d ln C_{kind} / d ln(t/s) over a window of times t > s",
+            {"units": "1"},
         )
-        put(f"{name}_err", err[name], f"jackknife standard error of {name}", "1")
+        put(f"{name}_err", lam_err[name], f"jackknife standard error of {name}",
+            {"units": "1"})  # fmt: skip
+        out[name].attrs["comment"] = LAMBDA_WINDOW_RULE
 
-    attrs = analysis_attrs(ds, "effective exponents", ANALYSIS_METHOD, groups)
+    attrs = analysis_attrs(
+        ds, "effective exponents", ANALYSIS_METHOD, groups, lambda_window_rule=LAMBDA_WINDOW_RULE
+    )
     ref = REFERENCE_BETA.get(_dim_of(ds))
     if ref is not None:
         attrs["reference_beta"] = ref.value
@@ -413,116 +489,235 @@ def _reference(ds: xr.Dataset) -> tuple[float, str] | None:
 # ----------------------------------------------------------------------------- figures
 
 
+def dynamic_exponent(dim: int | None) -> float | None:
+    """The KPZ dynamic exponent z of substrate dimension ``dim``, from the reference beta
+    and the scaling relations alpha + z = 2, beta = alpha / z: z = 2 / (1 + beta) (3/2 in
+    d = 1, 1.61 in d = 2); None where no beta is known."""
+    ref = REFERENCE_BETA.get(dim) if dim is not None else None
+    return None if ref is None else 2.0 / (1.0 + ref.value)
+
+
+def saturation_onset(ds: xr.Dataset) -> float | None:
+    """The time ``SATURATION_ONSET * L^z`` from which a point's W^2 bends towards its
+    saturation value W^2 ~ L^(2 alpha) (t_x ~ L^z); None without L or a known z."""
+    z = dynamic_exponent(_dim_of(ds))
+    try:
+        L = float(ds.attrs["L"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return None if z is None else SATURATION_ONSET * L**z
+
+
+def _mark_saturation(ax: Any, dss: Sequence[xr.Dataset], colors: Sequence[Any]) -> None:
+    """Shade, in each point's colour, the times after its saturation onset that the axis
+    shows, with one legend entry saying what the shade is."""
+    t_max = max(float(np.nanmax(d["t"].values)) for d in dss)
+    shaded = False
+    for ds, color in zip(dss, colors, strict=True):
+        t0 = saturation_onset(ds)
+        if t0 is not None and t0 < t_max:
+            ax.axvspan(t0, t_max, color=color, alpha=0.12, linewidth=0, zorder=0)
+            shaded = True
+    if shaded:
+        label = rf"shaded: $t > {SATURATION_ONSET:g}\,L^z$ (finite size)"
+        ax.add_patch(Rectangle((0, 0), 0, 0, color="0.6", alpha=0.4, linewidth=0, label=label))
+
+
 def _per_dimension(
     datasets: Sequence[xr.Dataset],
     draw: Callable[[Any, int | None, list[xr.Dataset]], None],
     ylabel: str,
-    legend_loc: str,
 ) -> Figure:
     """One panel per substrate dimension, stacked: ``draw(ax, d, points of d)`` plots and
-    sets the scales; then the tick and axis labels, and d as the title (several panels)
-    or as the legend's title (one)."""
+    sets the scales; then the tick and axis labels, d as the title, and the panel's legend
+    below it (the curves fill the axes)."""
     groups = _by_dim(datasets)
+    entries = [len(dss) + 2 for _, dss in groups]  # curves, reference, shade
+    heights = [1.9 + 0.12 * k for k in entries]
     with matplotlib.rc_context(STYLE):
-        fig, axes = new_figure(len(groups), 1, stack_height(len(groups)))
-        for ax, (d, dss) in zip(axes[:, 0], groups, strict=True):
+        fig = Figure(figsize=(COLUMN_WIDTH, sum(heights) + 0.1), layout="constrained")
+        FigureCanvasAgg(fig)
+        subs = np.atleast_1d(fig.subfigures(len(groups), 1, height_ratios=heights))
+        for sub, (d, dss) in zip(subs, groups, strict=True):
+            ax = sub.subplots()
             draw(ax, d, dss)
             log_tick_labels(ax)
-            ax.set_xlabel("t [MCS]")
+            ax.set_xlabel(time_label(dss))
             ax.set_ylabel(ylabel)
-            if len(groups) > 1:
-                ax.set_title(_dim_title(d))
-            ax.legend(title=None if len(groups) > 1 else _dim_title(d), loc=legend_loc)
+            ax.set_title(_dim_title(d))
+            sub.legend(*ax.get_legend_handles_labels(), loc="outside lower center", fontsize=6)
     return fig
 
 
+def _colors(n: int) -> list[Any]:
+    return [f"C{i % 10}" for i in range(n)]
+
+
 def plot_W2(datasets: Sequence[xr.Dataset]) -> Figure:
-    """W^2(t) log-log, one line per parameter point, one panel per substrate dimension."""
+    """W^2(t) log-log with jackknife error bars, one line per parameter point, one panel
+    per substrate dimension; a t^(2 beta) guide with the reference beta, and each point's
+    finite-size regime (t > SATURATION_ONSET L^z) shaded, where W^2 bends towards
+    saturation."""
 
     def draw(ax: Any, d: int | None, dss: list[xr.Dataset]) -> None:
-        for ds in dss:
+        colors = _colors(len(dss))
+        for ds, color in zip(dss, colors, strict=True):
             t = np.asarray(ds["t"].values, dtype=float)
-            y = positive_only(ds["W2_mean"].values)
-            ok = (t > 0) & np.isfinite(y)
-            ax.plot(t[ok], y[ok], marker="o", label=point_label(ds, short=True))
+            y = np.asarray(ds["W2_mean"].values, dtype=float)
+            e = np.asarray(ds["W2_err"].values, dtype=float)
+            ok = (t > 0) & (y > 0)
+            ax.errorbar(t[ok], y[ok], yerr=e[ok], marker="o", color=color,
+                        label=point_label(ds, short=True))  # fmt: skip
+        ref = REFERENCE_BETA.get(d) if d is not None else None
+        if ref is not None:  # the guide through the largest system, before its crossover
+            big = max(dss, key=lambda x: float(x.attrs.get("L", 0)))
+            t = np.asarray(big["t"].values, dtype=float)
+            y = np.asarray(big["W2_mean"].values, dtype=float)
+            t_end = min(saturation_onset(big) or t.max(), t.max())
+            ok = (t > 0) & (t <= t_end) & (y > 0)
+            if ok.sum() >= 2:
+                t0 = float(np.sqrt(t[ok][0] * t[ok][-1]))
+                y0 = float(np.exp(np.interp(np.log(t0), np.log(t[ok]), np.log(y[ok]))))
+                tt = t[ok & (t >= t0 / 2)]  # above the curve, up to the crossover
+                ax.plot(tt, 2 * y0 * (tt / t0) ** (2 * ref.value), "k--", linewidth=0.8,
+                        label=rf"$\propto t^{{2\beta}}$, $\beta = {ref.text}$")  # fmt: skip
+        _mark_saturation(ax, dss, colors)
         ax.set_xscale("log")
         ax.set_yscale("log")
 
-    return _per_dimension(datasets, draw, r"$W^2$ [lattice units$^2$]", "upper left")
+    return _per_dimension(datasets, draw, axis_label("$W^2$", datasets[0]["W2_mean"].attrs))
 
 
 def plot_beta_eff(datasets: Sequence[xr.Dataset]) -> Figure:
-    """beta_eff(t) with jackknife error bars, log t, dashed reference beta per dimension."""
+    """beta_eff(t) with jackknife error bars, log t, dashed reference beta per dimension, and
+    each point's finite-size regime shaded (there beta_eff turns down towards 0 as W^2
+    saturates: not a bug)."""
 
     def draw(ax: Any, d: int | None, dss: list[xr.Dataset]) -> None:
-        for ds in dss:
+        colors = _colors(len(dss))
+        for ds, color in zip(dss, colors, strict=True):
             t = np.asarray(ds["t_eff"].values, dtype=float)
             y = np.asarray(ds["beta_eff"].values, dtype=float)
             e = np.asarray(ds["beta_eff_err"].values, dtype=float)
             ok = np.isfinite(y)
-            ax.errorbar(
-                t[ok],
-                y[ok],
-                yerr=np.nan_to_num(e[ok]),
-                marker="o",
-                linestyle="-",
-                label=point_label(ds, short=True),
-            )
+            ax.errorbar(t[ok], y[ok], yerr=np.nan_to_num(e[ok]), marker="o", linestyle="-",
+                        color=color, label=point_label(ds, short=True))  # fmt: skip
         ref = _reference(dss[0])
         if ref is not None:
             ax.axhline(ref[0], color="k", linestyle="--", linewidth=0.8, label=ref[1])
+        _mark_saturation(ax, dss, colors)
         ax.set_xscale("log")
 
-    return _per_dimension(datasets, draw, r"$\beta_{eff}$ [1]", "best")
+    return _per_dimension(datasets, draw, r"$\beta_{eff}$")
+
+
+def _symlog_threshold(y: np.ndarray, e: np.ndarray) -> float | None:
+    """The linear range of a symlog axis for values ``y`` with errors ``e``: where some mean
+    is not above ``SIGNAL_SIGMAS`` errors (the signal is lost), the power of ten below
+    that noise level (median of SIGNAL_SIGMAS * e over those points); else None (a log
+    axis shows every value)."""
+    noisy = np.isfinite(y) & np.isfinite(e) & (y <= SIGNAL_SIGMAS * e)
+    if not noisy.any():
+        return None
+    level = float(np.median(SIGNAL_SIGMAS * e[noisy]))
+    return 10.0 ** np.floor(np.log10(level)) if level > 0 else None
+
+
+class Curve(NamedTuple):
+    """A curve of sample means with errors to draw, with its matplotlib style."""
+
+    x: np.ndarray
+    y: np.ndarray
+    err: np.ndarray
+    label: str
+    style: dict[str, Any]
+
+
+def draw_decaying(ax: Any, curves: Sequence[Curve]) -> None:
+    """Decaying means (autocorrelations) with error bars on a log y axis; filled markers
+    where a mean stands above ``SIGNAL_SIGMAS`` errors, open ones where it does not.  If the
+    signal is lost anywhere the y axis is symlog with the noise band linear (shaded), so
+    every point is drawn, negative ones too, and no line runs across missing data."""
+    y_all = np.concatenate([c.y for c in curves]) if curves else np.array([])
+    e_all = np.concatenate([c.err for c in curves]) if curves else np.array([])
+    lin = _symlog_threshold(y_all, e_all)
+    for c in curves:
+        x, y, e = c.x, c.y, np.nan_to_num(c.err)
+        if lin is None:
+            keep = y > 0
+            x, y, e = x[keep], y[keep], e[keep]
+        style = {k: v for k, v in c.style.items() if k != "marker"}
+        marker = c.style.get("marker", "o")
+        ax.errorbar(x, y, yerr=e, marker="none", label=c.label, **style)
+        signal = y > SIGNAL_SIGMAS * e
+        dots = {"color": style.get("color"), "marker": marker, "linestyle": "none"}
+        ax.plot(x[signal], y[signal], **dots, zorder=style.get("zorder", 2))
+        ax.plot(x[~signal], y[~signal], **dots, mfc="none", zorder=style.get("zorder", 2))
+    ax.set_xscale("log")
+    if lin is None:
+        ax.set_yscale("log")
+    else:
+        ax.set_yscale("symlog", linthresh=lin, linscale=0.5)
+        ax.axhspan(-lin, lin, color="0.88", linewidth=0, zorder=0, label="linear axis")
+    log_tick_labels(ax)
+
+
+def noise_legend_entry() -> tuple[Line2D, str]:
+    """The legend entry of the open markers of :func:`draw_decaying`."""
+    marker = Line2D([], [], marker="o", mfc="none", color="0.3", linestyle="none")
+    return marker, rf"$\leq {SIGNAL_SIGMAS:g}$ errors"
+
+
+def _c_curves(ds: xr.Dataset, kind: str) -> list[Curve]:
+    """C_kind(t, s) vs t/s for t >= s, one curve per waiting time."""
+    t = np.asarray(ds["t"].values, dtype=float)
+    s_vals = np.asarray(ds["s"].values, dtype=float)
+    out = []
+    for k, (s, color) in enumerate(zip(s_vals, _s_colors(len(s_vals)), strict=True)):
+        y = np.asarray(ds[f"C_{kind}_mean"].isel(s=k).values, dtype=float)
+        e = np.asarray(ds[f"C_{kind}_err"].isel(s=k).values, dtype=float)
+        ok = (t >= s) & np.isfinite(y)
+        out.append(Curve(t[ok] / s, y[ok], e[ok], f"{s:g}", {"color": color}))
+    return out
 
 
 def plot_C(datasets: Sequence[xr.Dataset], kind: str = "h") -> Figure:
-    """C_kind(t, s) vs t/s log-log, one line per waiting time s, one panel per point.
-
-    Non-positive and missing values are skipped (they cannot be drawn on a log axis).
-    """
+    """C_kind(t, s) vs t/s with jackknife error bars, one line per waiting time s, one panel
+    per point (stacked, the legend beside each).  Where C decays into its noise the axis
+    turns symlog (:func:`draw_decaying`), so the figure shows where the signal is lost
+    instead of skipping points."""
     if kind not in ("h", "s"):
         raise ValueError(f"kind must be 'h' or 's', got {kind!r}")
-    var = f"C_{kind}_mean"
-    ylabel = r"$C_h(t,s)$ [lattice units$^2$]" if kind == "h" else r"$C_s(t,s)$ [1]"
-    nrows, ncols = grid(len(datasets))
-    height = PANEL_HEIGHT if nrows == 1 and ncols == 1 else 0.3 + 2.0 * nrows
+    symbol = r"$C_h(t,s)$" if kind == "h" else r"$C_s(t,s)$"
+    n = len(datasets)
     with matplotlib.rc_context(STYLE):
-        fig, axes = new_figure(nrows, ncols, height)
-        for i, ax in enumerate(axes.flat):
-            if i >= len(datasets):
-                ax.set_axis_off()
-                continue
-            ds = datasets[i]
-            t = np.asarray(ds["t"].values, dtype=float)
-            s_vals = np.asarray(ds["s"].values, dtype=float)
-            for k, (s, color) in enumerate(zip(s_vals, _s_colors(len(s_vals)), strict=True)):
-                y = positive_only(ds[var].isel(s=k).values)
-                ok = (t >= s) & np.isfinite(y)
-                ax.plot(t[ok] / s, y[ok], marker="o", color=color, label=f"{s:g}")
-            ax.set_xscale("log")
-            ax.set_yscale("log")
-            log_tick_labels(ax)
-            ax.set_xlabel("t/s [1]")
-            ax.set_ylabel(ylabel)
-            ax.set_title(_wrapped_label(ds), fontsize=7)
-            if not s_vals.size:  # a point run without waiting times has no C(t, s)
+        fig, axes = new_figure(n, 1, PANEL_HEIGHT if n == 1 else 0.3 + 2.0 * n)
+        for ax, ds in zip(axes[:, 0], datasets, strict=True):
+            draw_decaying(ax, _c_curves(ds, kind))
+            ax.set_xlabel("t/s")
+            ax.set_ylabel(axis_label(symbol, ds[f"C_{kind}_mean"].attrs))
+            ax.set_title(point_label(ds), fontsize=7)
+            if not ds.sizes["s"]:  # a point run without waiting times has no C(t, s)
                 ax.text(0.5, 0.5, "no waiting times", ha="center", va="center",
                         transform=ax.transAxes)  # fmt: skip
-            if ax.has_data():  # C decays from its value at t = s: the upper right is free
-                ax.legend(title="s [MCS]", loc="upper right", fontsize=7, title_fontsize=7)
+                continue
+            handles, labels = ax.get_legend_handles_labels()
+            marker, text = noise_legend_entry()
+            handles.append(marker)
+            labels.append(text)
+            ax.legend(handles, labels, title=f"s [{unit_text(ds['s'].attrs)}]",
+                      loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=6,
+                      title_fontsize=6)  # fmt: skip
     return fig
 
 
 def plot_lambda_eff(datasets: Sequence[xr.Dataset]) -> Figure:
-    """Effective lambda/z vs t/s for heights (left) and slopes (right), one row per point.
-
-    Each row is a subfigure titled with the point; one line per waiting time s.
-    Points whose jackknife error exceeds ``LAMBDA_MAX_ERR`` are not drawn: once C has
-    decayed into its noise the local slopes scatter wildly and would set the axis range.
-    """
+    """Effective lambda/z vs t/s for heights (left) and slopes (right), one row per point,
+    one line per waiting time, with jackknife error bars, each estimate drawn at the
+    geometric midpoint of its window (the analysis chooses the windows from the errors and
+    stops where C is lost in its noise: :data:`LAMBDA_WINDOW_RULE`)."""
     n = len(datasets)
-    height = PANEL_HEIGHT if n == 1 else 0.2 + 2.1 * n
+    height = PANEL_HEIGHT + 0.2 if n == 1 else 0.4 + 2.1 * n
     with matplotlib.rc_context(STYLE):
         fig = Figure(figsize=(COLUMN_WIDTH, height), layout="constrained")
         FigureCanvasAgg(fig)
@@ -534,40 +729,30 @@ def plot_lambda_eff(datasets: Sequence[xr.Dataset]) -> Figure:
             colors = _s_colors(len(s_vals))
             for ax, kind, word in zip(axes, ("h", "s"), ("heights", "slopes"), strict=True):
                 name = f"lambda_{kind}_over_z_eff"
-                for k, (s, color) in enumerate(zip(s_vals, colors, strict=True)):
-                    x = np.asarray(ds["t_over_s_mid"].isel(s=k).values, dtype=float)
-                    y = np.asarray(ds[name].isel(s=k).values, dtype=float)
-                    e = np.asarray(ds[f"{name}_err"].isel(s=k).values, dtype=float)
-                    ok = np.isfinite(y) & (x > 0) & (np.nan_to_num(e, nan=np.inf) < LAMBDA_MAX_ERR)
-                    if not ok.any():
+                w_s = np.asarray(ds[f"lambda_{kind}_s"].values, dtype=float)
+                x_all = np.asarray(ds[f"lambda_{kind}_t_over_s"].values, dtype=float)
+                for s, color in zip(s_vals, colors, strict=True):
+                    m = w_s == s
+                    if not m.any():
                         continue
-                    ax.errorbar(
-                        x[ok],
-                        y[ok],
-                        yerr=np.nan_to_num(e[ok]),
-                        marker="o",
-                        color=color,
-                        label=f"s={s:g} MCS",
-                    )
+                    ax.errorbar(x_all[m], ds[name].values[m], yerr=ds[f"{name}_err"].values[m],
+                                marker="o", color=color, label=f"s={s:g}")  # fmt: skip
                 ax.set_xscale("log")
                 log_tick_labels(ax)
-                ax.set_xlabel("t/s [1]")
-                ax.set_ylabel(rf"$(\lambda_{kind}/z)_{{eff}}$ [1]")
+                ax.set_xlabel("t/s (window midpoint)")
+                ax.set_ylabel(rf"$(\lambda_{kind}/z)_{{eff}}$")
                 ax.set_title(word, fontsize=7)
                 if not ax.has_data():  # no waiting times, or C(t, s) lost in its noise
-                    why = "no waiting times" if not s_vals.size else "no estimate"
+                    why = "no waiting times" if not s_vals.size else "C lost in noise"
                     ax.text(0.5, 0.5, why, ha="center", va="center", transform=ax.transAxes)
             handles, labels = axes[0].get_legend_handles_labels()
             if handles:  # one legend per row, below the panels: the data fill the axes
-                sub.legend(
-                    handles,
-                    labels,
-                    loc="outside lower center",
-                    ncols=min(len(labels), 4),
-                    fontsize=7,
-                    handlelength=1.5,
-                    columnspacing=1.0,
-                )
+                sub.legend(handles, labels, loc="outside lower center",
+                           ncols=min(len(labels), 4), fontsize=7, handlelength=1.5,
+                           columnspacing=1.0)  # fmt: skip
+        fig.supxlabel(
+            f"windows: slope error <= {LAMBDA_TARGET_ERR:g}; none after C(t,s) "
+            f"< {SIGNAL_SIGMAS:g} errors", fontsize=6, color="0.3")  # fmt: skip
     return fig
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ __all__ = [
     "STYLE",
     "Drawn",
     "attr",
+    "axis_label",
     "fmt_number",
     "grid",
     "load_datasets",
@@ -50,6 +52,7 @@ __all__ = [
     "source_of",
     "stack_height",
     "time_label",
+    "unit_text",
 ]
 
 #: What a paper figure's draw function returns: the figure and its provenance strings.
@@ -283,6 +286,14 @@ def _plain_log_label(x: float, _pos: int | None = None) -> str:
     return f"{x:g}" if any(abs(mantissa - m) < 1e-6 for m in (1, 2, 5)) else ""
 
 
+def _nice_numbers(lo: float, hi: float) -> list[float]:
+    """The numbers 1, 2 and 5 times a power of ten in [lo, hi] (lo > 0)."""
+    out = []
+    for k in range(int(np.floor(np.log10(lo))) - 1, int(np.ceil(np.log10(hi))) + 1):
+        out += [m * 10.0**k for m in (1, 2, 5) if lo <= m * 10.0**k <= hi]
+    return out
+
+
 def log_tick_labels(ax: Any) -> None:
     """Readable tick labels on log axes in narrow column panels.
 
@@ -297,14 +308,40 @@ def log_tick_labels(ax: Any) -> None:
         if lo > 0 and np.log10(hi / lo) < 2:
             axis.set_major_formatter(FuncFormatter(_plain_log_label))
             axis.set_minor_formatter(FuncFormatter(_plain_log_label))
+            nice = _nice_numbers(lo, hi)
+            if len(nice) < 2:  # too narrow for two labels: widen to the nice numbers around
+                below = max(x for x in _nice_numbers(lo / 10, lo) if x <= lo)
+                above = min(x for x in _nice_numbers(hi, hi * 10) if x >= hi)
+                (ax.set_xlim if axis is ax.xaxis else ax.set_ylim)(below, above)
         else:
             axis.set_minor_formatter(NullFormatter())
 
 
-def time_label(datasets: Sequence[xr.Dataset]) -> str:
-    """x label of a time axis from the datasets' time units."""
-    units = {str(d["t"].attrs.get("units", "?")) for d in datasets}
-    return f"t [{units.pop()}]" if len(units) == 1 else "t [model time units]"
+def unit_text(attrs: Mapping[str, Any]) -> str:
+    """The unit an axis shows for a variable with these attributes, as mathtext: its
+    ``model_units`` (the model's own unit of a pure number: MCS, lattice units, J), else
+    its CF ``units``; '' for a dimensionless quantity (``units`` "1" and no model unit),
+    whose label carries no unit."""
+    unit = str(attrs.get("model_units", attrs.get("units", "1")))
+    if unit in ("1", ""):
+        return ""
+    return re.sub(r"\^\(?(-?\d+)\)?", r"$^{\1}$", unit)
+
+
+def axis_label(symbol: str, attrs: Mapping[str, Any]) -> str:
+    """``symbol [unit]`` with the unit of :func:`unit_text`, or the bare symbol for a
+    dimensionless quantity: labels and files name the same unit."""
+    unit = unit_text(attrs)
+    return f"{symbol} [{unit}]" if unit else symbol
+
+
+def time_label(datasets: Sequence[xr.Dataset], symbol: str = "t") -> str:
+    """x label of a time axis from the datasets' time units (:func:`axis_label`); raises
+    ``ValueError`` when they differ (such points belong on separate axes)."""
+    units = {unit_text(d["t"].attrs) for d in datasets}
+    if len(units) > 1:
+        raise ValueError(f"times in different units on one axis: {', '.join(sorted(units))}")
+    return axis_label(symbol, datasets[0]["t"].attrs)
 
 
 def plot_mean_vs_time(

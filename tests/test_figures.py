@@ -56,7 +56,11 @@ def small_dataset(dim: int, n_samples: int = 16, seed: int = 0) -> xr.Dataset:
             "C_h": (("sample", "s", "t"), c_h, {"units": "1"}),
             "C_s": (("sample", "s", "t"), c_s, {"units": "1"}),
         },
-        coords={"sample": np.arange(n_samples), "t": times, "s": s},
+        coords={
+            "sample": np.arange(n_samples),
+            "t": ("t", times, {"long_name": "time", "units": "MCS"}),
+            "s": ("s", s, {"long_name": "waiting time", "units": "MCS"}),
+        },
     )
     ds.attrs = {
         "model": "kpz",
@@ -116,7 +120,7 @@ def test_point_label_and_reference_lines(analysis_files: list[Path]) -> None:
                 refs.append((float(line.get_ydata()[0]), line.get_label()))
     assert sorted(r[0] for r in refs) == pytest.approx([0.2414, 1 / 3])
     assert all("KPZ" in label for _, label in refs)
-    labels = [t.get_text() for ax in fig.axes for t in ax.get_legend().get_texts()]
+    labels = [t.get_text() for sub in fig.subfigs for t in sub.legends[0].get_texts()]
     assert any("n=16" in lab and "L=1024" in lab for lab in labels)
 
 

@@ -239,54 +239,91 @@ def test_beta_eff_recovers_beta(dim: int, beta: float) -> None:
     assert out.attrs["reference_beta"] == pytest.approx(1 / 3 if dim == 1 else 0.2414)
 
 
-def test_lambda_over_z_recovered_and_nan_before_s() -> None:
+def _windows(out: xr.Dataset, kind: str, s: float) -> tuple[np.ndarray, ...]:
+    """(t_lower, t_upper, estimate, error) of the lambda/z windows of waiting time s."""
+    at = out[f"lambda_{kind}_s"].values == s
+    name = f"lambda_{kind}_over_z_eff"
+    return (out[f"lambda_{kind}_t_lower"].values[at], out[f"lambda_{kind}_t_upper"].values[at],
+            out[name].values[at], out[f"{name}_err"].values[at])  # fmt: skip
+
+
+def test_lambda_over_z_recovered_on_successive_pairs_when_precise() -> None:
     """lambda/z of heights and slopes from C = s^-b (t/s)^-lz: same checks as for beta.
 
-    51 defined pairs per variable; bounds vs the extremes over 600 seeds: error ratio
-    median [0.88, 1.07], each ratio [0.54, 1.64]; pulls against the predicted error
-    max |pull| 4.8, RMS [0.66, 1.32].  Only pairs with both times > s are defined; all
-    others (t <= s) must be NaN.
+    With n = 256 and sigma = 0.1 every pair's error (<= 0.04) is below the windows' target
+    (0.1), so the windows are the successive pairs of times t > s, from the first to
+    t_max, none missing and none NaN (51 per variable).  Bounds vs the extremes over 600
+    seeds: error ratio median [0.88, 1.07], each ratio [0.54, 1.64]; pulls against the
+    predicted error max |pull| 4.8, RMS [0.66, 1.32].
     """
     n, sigma, lz_h, lz_s = 256, 0.1, 1.2, 0.8
     out = analyze(synthetic_dataset(n_samples=n, sigma=sigma, lz_h=lz_h, lz_s=lz_s, seed=21))
-    s = out["s"].values[:, None]
-    t_lo, t_hi = out["t_lower_c"].values[None, :], out["t_upper_c"].values[None, :]
-    valid = np.broadcast_to(t_lo > s, (s.shape[0], t_lo.shape[1]))
-    np.testing.assert_allclose(out["t_over_s_mid"].values, out["t_eff_c"].values[None, :] / s)
-    assert out["lambda_h_over_z_eff"].dims == ("s", "t_eff_c")
-    pred = np.broadcast_to(predicted_pair_error(sigma, n, t_lo, t_hi), valid.shape)
-    for name, lz in (("lambda_h_over_z_eff", lz_h), ("lambda_s_over_z_eff", lz_s)):
-        val, err = out[name].values, out[f"{name}_err"].values
-        assert np.all(np.isnan(val[~valid])) and np.all(np.isnan(err[~valid]))
-        assert np.all(np.isfinite(val[valid])) and np.all(np.isfinite(err[valid]))
-        ratio = err[valid] / pred[valid]
+    times = out["t"].values.astype(float)
+    for kind, lz in (("h", lz_h), ("s", lz_s)):
+        assert out[f"lambda_{kind}_over_z_eff"].dims == (f"lambda_{kind}_window",)
+        lo_all, hi_all, val_all, err_all, pred_all = [], [], [], [], []
+        for s in out["s"].values:
+            lo, hi, val, err = _windows(out, kind, s)
+            after = times[times > s]
+            np.testing.assert_array_equal(lo, after[:-1])
+            np.testing.assert_array_equal(hi, after[1:])
+            at = out[f"lambda_{kind}_s"].values == s
+            np.testing.assert_allclose(out[f"lambda_{kind}_t_over_s"].values[at],
+                                       np.sqrt(lo * hi) / s)  # fmt: skip
+            lo_all += [lo]
+            hi_all += [hi]
+            val_all += [val]
+            err_all += [err]
+            pred_all += [predicted_pair_error(sigma, n, lo, hi)]
+        val, err, pred = (np.concatenate(x) for x in (val_all, err_all, pred_all))
+        assert val.size == 51 and np.all(np.isfinite(val)) and np.all(np.isfinite(err))
+        ratio = err / pred
         assert 0.8 < np.median(ratio) < 1.2 and np.all((ratio > 0.4) & (ratio < 2.0))
-        pulls = (val[valid] - lz) / pred[valid]
+        pulls = (val - lz) / pred
         assert np.all(np.abs(pulls) < 5.5)
         assert 0.55 < np.sqrt(np.mean(pulls**2)) < 1.5
+        assert np.all(np.isnan(out[f"C_{kind}_signal_lost"].values))
 
 
-def test_nonpositive_C_gives_nan() -> None:
-    """Where the mean C is <= 0 the log is undefined: both adjacent pairs become NaN."""
+def test_lambda_windows_widen_where_noisy() -> None:
+    """With few noisy samples (n = 16, sigma = 1: a pair's error ~0.5) the windows widen:
+    contiguous from the first time > s to the end of the signal, each but the last of a
+    waiting time with a jackknife error at or below the target, and wider windows than
+    pairs where the noise needs them; the estimates still scatter around lz (|pull| < 5 with
+    the jackknife errors, which are independent of the window choice up to selection)."""
+    out = analyze(synthetic_dataset(n_samples=16, sigma=1.0, lz_h=1.2, lz_s=0.8, seed=3))
+    times = out["t"].values.astype(float)
+    widened = 0
+    for kind, lz in (("h", 1.2), ("s", 0.8)):
+        for s in out["s"].values:
+            lo, hi, val, err = _windows(out, kind, s)
+            assert lo.size >= 1 and lo[0] == times[times > s][0]
+            np.testing.assert_array_equal(lo[1:], hi[:-1])  # contiguous
+            assert np.all(err[:-1] <= kpz.LAMBDA_TARGET_ERR)
+            assert np.all(np.isfinite(val)) and np.all(np.abs(val - lz) < 5 * err)
+            idx = np.searchsorted(times, hi) - np.searchsorted(times, lo)
+            widened += int(np.sum(idx > 1))
+    assert widened > 0
+
+
+def test_lambda_stops_where_the_signal_is_lost() -> None:
+    """Where the mean C drops to <= 2 errors (here: set to -0.01 at t = 128 for s = 16) the
+    signal is lost: no window of that waiting time reaches t = 128 or later, the time is
+    recorded as C_s_signal_lost, no estimate is NaN, and the other waiting times are
+    untouched (their windows reach t_max)."""
     ds = synthetic_dataset(n_samples=32, seed=5)
     times = ds["t"].values
-    k_s = 1  # s = 16
-    i_neg = int(np.flatnonzero(times == 128)[0])
-    i_zero = int(np.flatnonzero(times == 512)[0])
-    ds["C_s"][:, k_s, i_neg] = -0.01
-    ds["C_h"][:, k_s, i_zero] = 0.0
+    ds["C_s"][:, 1, int(np.flatnonzero(times == 128)[0])] = -0.01
     out = analyze(ds)
-    for name, i_bad in (("lambda_s_over_z_eff", i_neg), ("lambda_h_over_z_eff", i_zero)):
-        row = out[name].isel(s=k_s)
-        touches = (row["t_lower_c"].values == times[i_bad]) | (
-            row["t_upper_c"].values == times[i_bad]
-        )
-        assert touches.sum() == 2
-        assert np.all(np.isnan(row.values[touches]))
-        assert np.all(np.isfinite(row.values[~touches & (row["t_lower_c"].values > 16)]))
-        other = out[name].isel(s=0)  # other waiting times unaffected
-        assert np.all(np.isfinite(other.values[other["t_lower_c"].values > 4]))
-    assert out["C_s_mean"].isel(s=k_s, t=i_neg) < 0  # the mean itself is still reported
+    lo, hi, val, err = _windows(out, "s", 16)
+    assert hi.max() < 128 and np.all(np.isfinite(val))
+    assert out["C_s_signal_lost"].values.tolist()[1] == 128
+    for s in (4, 64):
+        assert _windows(out, "s", s)[1].max() == T_MAX
+    assert out["C_s_mean"].isel(s=1, t=int(np.flatnonzero(times == 128)[0])) < 0  # reported
+    for kind in ("h", "s"):
+        assert not np.isnan(out[f"lambda_{kind}_over_z_eff"].values).any()
+    assert "signal is lost" in out.attrs["lambda_window_rule"]
 
 
 def test_output_layout_attrs_and_mean_errors() -> None:
@@ -304,18 +341,19 @@ def test_output_layout_attrs_and_mean_errors() -> None:
         "C_s_err": ("s", "t"),
         "beta_eff": ("t_eff",),
         "beta_eff_err": ("t_eff",),
-        "lambda_h_over_z_eff": ("s", "t_eff_c"),
-        "lambda_h_over_z_eff_err": ("s", "t_eff_c"),
-        "lambda_s_over_z_eff": ("s", "t_eff_c"),
-        "lambda_s_over_z_eff_err": ("s", "t_eff_c"),
+        "lambda_h_over_z_eff": ("lambda_h_window",),
+        "lambda_h_over_z_eff_err": ("lambda_h_window",),
+        "lambda_s_over_z_eff": ("lambda_s_window",),
+        "lambda_s_over_z_eff_err": ("lambda_s_window",),
+        "C_h_signal_lost": ("s",),
     }
     assert {k: out[k].dims for k in expected} == expected
     for name in list(out.data_vars) + list(out.coords):
         assert out[name].attrs.get("long_name"), name
         assert "units" in out[name].attrs, name
-    for name in ("t", "s", "t_eff", "t_eff_c", "t_lower", "t_upper"):
+    for name in ("t", "s", "t_eff", "t_lower", "t_upper", "lambda_h_t_lower", "lambda_s_s"):
         assert out[name].attrs["units"] == "MCS"
-    for name in ("beta_eff", "lambda_h_over_z_eff", "t_over_s_mid"):
+    for name in ("beta_eff", "lambda_h_over_z_eff", "lambda_h_t_over_s"):
         assert out[name].attrs["units"] == "1"
     for key in (
         "model",
