@@ -30,11 +30,15 @@ from matplotlib.figure import Figure
 
 from analysis.estimates import analysis_attrs
 from analysis.plotting import (
+    PANEL_HEIGHT,
     STYLE,
+    axis_label,
     log_tick_labels,
     new_figure,
     require_variables,
     save_campaign_figures,
+    styles_by,
+    time_label,
 )
 from analysis.stats import jackknife
 
@@ -47,11 +51,11 @@ REQUIRED = ("energy", "q")
 #: Samples per coded word: they share their random numbers.
 WORD = 64
 
-#: Each campaign figure: the variable drawn and its axis label.
+#: Each campaign figure: the variable drawn and its symbol (the unit comes from the file).
 _FIGURES = {
-    "energy": ("energy_mean", "e [|J|]"),
-    "q2": ("q2_mean", r"$\langle q^2 \rangle$ [1]"),
-    "binder": ("binder", "g [1]"),
+    "energy": ("energy_mean", "e"),
+    "q2": ("q2_mean", r"$\langle q^2 \rangle$"),
+    "binder": ("binder", "g"),
 }
 
 
@@ -136,23 +140,60 @@ def _label(ds: xr.Dataset) -> str:
     return f"L={a.get('L', '?')}, T={a.get('T', '?')}, {a.get('layout', '?')}, n={n}"
 
 
-def plot_observable(datasets: Sequence[xr.Dataset], var: str, ylabel: str) -> Figure:
-    """``var`` vs sweeps (log t) with jackknife error bars, one line per point."""
+def _size_differences(datasets: Sequence[xr.Dataset], var: str) -> list[tuple[int, xr.Dataset]]:
+    """(index, dataset) of every point that has a larger L at the same temperature, layout
+    and times: those drawn as differences to the largest L."""
+    out = []
+    for i, ds in enumerate(datasets):
+        same = [d for d in datasets if d.attrs.get("T") == ds.attrs.get("T")
+                and d.attrs.get("layout") == ds.attrs.get("layout")
+                and np.array_equal(d["t"].values, ds["t"].values)]  # fmt: skip
+        ref = max(same, key=lambda d: float(d.attrs.get("L", 0)))
+        if ref is not ds:
+            out.append((i, ref))
+    return out
+
+
+def plot_observable(
+    datasets: Sequence[xr.Dataset], var: str, ylabel: str, differences: bool = False
+) -> Figure:
+    """``var`` vs sweeps (log t) with jackknife error bars, one line per point: colour by
+    temperature, marker and line style by L (the largest solid, smaller ones open and on
+    top), so the sizes stay apart where their curves coincide.  ``ylabel``: the symbol,
+    to which the unit of the file's variable is added.  ``differences``: a lower panel of
+    each smaller L minus the largest L at its temperature (errors in quadrature), which
+    shows whether they agree."""
+    styles = styles_by(datasets, "T", "L")
+    diffs = _size_differences(datasets, var) if differences else []
+    nrows = 2 if diffs else 1
     with matplotlib.rc_context(STYLE):
-        fig, axes = new_figure(1, 1)
+        height = (PANEL_HEIGHT if nrows == 1 else 3.6) + 0.15 * len(datasets)
+        fig, axes = new_figure(nrows, 1, height, sharex=True,
+                               gridspec_kw={"height_ratios": [2, 1][:nrows]})  # fmt: skip
         ax = axes[0, 0]
-        for ds in datasets:
+        for ds, style in zip(datasets, styles, strict=True):
             t = np.asarray(ds["t"].values, dtype=float)
             ok = t > 0
-            ax.errorbar(
-                t[ok], ds[var].values[ok], yerr=ds[_error_of(var)].values[ok],
-                marker="o", ms=3, capsize=1.5, label=_label(ds),
-            )  # fmt: skip
-        ax.set_xscale("log")
-        log_tick_labels(ax)
-        ax.set_xlabel("t [sweeps]")
-        ax.set_ylabel(ylabel)
-        ax.legend(loc="best")
+            ax.errorbar(t[ok], ds[var].values[ok], yerr=ds[_error_of(var)].values[ok],
+                        ms=3, label=_label(ds), **style)  # fmt: skip
+        ax.set_ylabel(axis_label(ylabel, datasets[0][var].attrs))
+        if diffs:
+            bx = axes[1, 0]
+            for i, ref in diffs:
+                ds = datasets[i]
+                t = np.asarray(ds["t"].values, dtype=float)
+                ok = t > 0
+                d = ds[var].values - ref[var].values
+                e = np.hypot(ds[_error_of(var)].values, ref[_error_of(var)].values)
+                bx.errorbar(t[ok], d[ok], yerr=e[ok], ms=3, **styles[i])
+            bx.axhline(0.0, color="k", linewidth=0.6)
+            bx.set_ylabel(f"{ylabel}(L) - {ylabel}(largest L)", fontsize=7)
+        for a in axes[:, 0]:
+            a.set_xscale("log")
+            log_tick_labels(a)
+        axes[-1, 0].set_xlabel(time_label(datasets))
+        fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=2,
+                   fontsize=6)  # fmt: skip
     return fig
 
 
@@ -162,7 +203,7 @@ def make_figures(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]
     needed = [v for var, _ in _FIGURES.values() for v in (var, _error_of(var))]
     require_variables(analyses, needed, "an ea3d analysis dataset")
     drawings = {
-        name: partial(plot_observable, var=var, ylabel=ylabel)
+        name: partial(plot_observable, var=var, ylabel=ylabel, differences=name == "energy")
         for name, (var, ylabel) in _FIGURES.items()
     }
     return save_campaign_figures(MODEL, analyses, out_dir, drawings)

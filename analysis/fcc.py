@@ -35,7 +35,9 @@ from pathlib import Path
 import matplotlib
 import numpy as np
 import xarray as xr
+from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
 from analysis.estimates import (
     POSITIVE_MIDPOINT_NOTE,
@@ -47,6 +49,7 @@ from analysis.estimates import (
 from analysis.plotting import (
     COLUMN_WIDTH,
     STYLE,
+    axis_label,
     fmt_number,
     grid,
     log_tick_labels,
@@ -56,6 +59,7 @@ from analysis.plotting import (
     require_variables,
     save_campaign_figures,
     time_label,
+    unit_text,
 )
 from analysis.stats import default_groups, jackknife
 
@@ -205,7 +209,8 @@ def plot_observable(
 def plot_domain_size(datasets: Sequence[xr.Dataset]) -> Figure:
     """L(t) log-log with error bars, and a dashed t^(1/3) guide through the first point's
     mean at its last time."""
-    fig = plot_observable(datasets, "domain_size", "L(t) [lattice spacing]", logy=True)
+    label = axis_label("L(t)", datasets[0]["domain_size_mean"].attrs)
+    fig = plot_observable(datasets, "domain_size", label, logy=True)
     ax = fig.axes[0]
     ref = datasets[0]
     t = np.asarray(ref["t"].values, dtype=float)
@@ -238,7 +243,7 @@ def plot_x_eff(datasets: Sequence[xr.Dataset]) -> Figure:
         ax.set_xscale("log")
         log_tick_labels(ax)
         ax.set_xlabel(time_label(datasets))
-        ax.set_ylabel(r"$x_{eff}$ = d ln L / d ln t [1]")
+        ax.set_ylabel(r"$x_{eff}$ = d ln L / d ln t")
         ax.legend(loc="best")
     return fig
 
@@ -269,7 +274,8 @@ def _sk_times(times: np.ndarray) -> np.ndarray:
 
 def plot_structure_factor(datasets: Sequence[xr.Dataset]) -> Figure:
     """Dynamic scaling of S(k, t): S / L(t)^3 vs k L(t) at a few late times, one panel per
-    point (log-log); curves that fall onto one another show L(t) is the only length."""
+    point (log-log), with the jackknife errors of S (scaled alike); curves that fall onto
+    one another show L(t) is the only length."""
     with matplotlib.rc_context(STYLE):
         fig, axes = _panels(len(datasets))
         for ax, ds in zip(axes, datasets, strict=True):
@@ -278,38 +284,52 @@ def plot_structure_factor(datasets: Sequence[xr.Dataset]) -> Figure:
             for i in _sk_times(times):
                 Lt = float(ds["domain_size_mean"].values[i])
                 S = np.asarray(ds["structure_factor_mean"].values[i], dtype=float)
+                e = np.asarray(ds["structure_factor_err"].values[i], dtype=float)
                 ok = np.isfinite(S) & (S > 0)
-                ax.plot(k[ok] * Lt, S[ok] / Lt**3, marker="o", ms=1.5,
-                        label=f"t={times[i]:g}")  # fmt: skip
+                ax.errorbar(k[ok] * Lt, S[ok] / Lt**3, yerr=np.nan_to_num(e[ok]) / Lt**3,
+                            marker="o", ms=1.5, label=f"{times[i]:g}")  # fmt: skip
             ax.set_xscale("log")
             ax.set_yscale("log")
             log_tick_labels(ax)
-            ax.set_xlabel("k L(t) [1]")
-            ax.set_ylabel(r"S(k, t) / L(t)$^3$ [lattice spacing$^{-3}$]")
+            ax.set_xlabel("k L(t)")
+            ax.set_ylabel(r"S(k, t) / L(t)$^3$")
             ax.set_title(panel_title(ds), fontsize=6)
-            ax.legend(loc="best", fontsize=6, title="t [MCS]", title_fontsize=6)
+            ax.legend(loc="lower left", fontsize=6, title=time_label([ds]), title_fontsize=6)
     return fig
 
 
+#: Colours of the slice: A, B, and the points of the simple cubic picture that are no fcc
+#: site (x + y + z odd).
+_SLICE_COLORS = ("white", "black", "0.8")
+
+
 def plot_slices(datasets: Sequence[xr.Dataset]) -> Figure:
-    """The plane z = 0 at t_max (first sample) of each point: B black, A and the non-fcc
-    sites of the simple cubic picture white."""
+    """The plane z = 0 at t_max (first sample) of each point: B black, A white, and the
+    points of the simple cubic picture that are no fcc site (x + y odd in this plane)
+    grey, so the lattice is not mistaken for A."""
+    cmap = ListedColormap(_SLICE_COLORS)
     with matplotlib.rc_context(STYLE):
         fig, axes = _panels(len(datasets), square=True)
-        fig.suptitle("the plane z = 0 at t_max (first sample; B black)", fontsize=7)
+        fig.suptitle("the plane z = 0 at t_max (first sample)", fontsize=7)
         for ax, ds in zip(axes, datasets, strict=True):
             if "slice" not in ds.variables:
                 ax.set_axis_off()
                 continue
-            img = np.asarray(ds["slice"].values)
+            img = np.asarray(ds["slice"].values).astype(int)
             n = img.shape[0]
-            ax.imshow(img, cmap="Greys", vmin=0, vmax=1, origin="lower", interpolation="nearest",
-                      extent=(-0.5, n - 0.5, -0.5, n - 0.5))  # fmt: skip
+            y, x = np.indices(img.shape)
+            kind = np.where((x + y) % 2 == 1, 2, img)  # row = y, column = x, z = 0
+            ax.imshow(kind, cmap=cmap, vmin=-0.5, vmax=2.5, origin="lower",
+                      interpolation="nearest", extent=(-0.5, n - 0.5, -0.5, n - 0.5))  # fmt: skip
             ax.set_xlabel("x [lattice spacing]")
             ax.set_ylabel("y [lattice spacing]")
             t_max = float(ds["t"].values[-1])
-            where = f"{ds.attrs.get('active', '?')}, {_scheme_text(ds)}, t = {t_max:g} MCS"
-            ax.set_title(f"{_parameters(ds)}\n{where}", fontsize=6)
+            where = f"{ds.attrs.get('active', '?')}, {_scheme_text(ds)}, t = {t_max:g}"
+            ax.set_title(f"{_parameters(ds)}\n{where} {unit_text(ds['t'].attrs)}", fontsize=6)
+        names = ("A", "B", "no fcc site")
+        patches = [Patch(facecolor=c, edgecolor="k", linewidth=0.4, label=lab)
+                   for c, lab in zip(_SLICE_COLORS, names, strict=True)]  # fmt: skip
+        fig.legend(handles=patches, loc="outside lower center", ncols=3, fontsize=6)
     return fig
 
 
@@ -318,7 +338,7 @@ _FIGURES: dict[str, Callable[[Sequence[xr.Dataset]], Figure]] = {
     "domain_size": plot_domain_size,
     "x_eff": plot_x_eff,
     "open_bonds": lambda datasets: plot_observable(
-        datasets, "open_bonds", "open bonds per B particle [1]"
+        datasets, "open_bonds", axis_label("open bonds per B", datasets[0]["open_bonds_mean"].attrs)
     ),
     "structure_factor": plot_structure_factor,
     "slice": plot_slices,

@@ -43,13 +43,16 @@ from matplotlib.figure import Figure
 
 from analysis.estimates import analysis_attrs, beta_eff_of, put_local_slope, put_means
 from analysis.plotting import (
+    PANEL_HEIGHT,
     STYLE,
+    axis_label,
+    draw_mean_vs_time,
     fmt_number,
     log_tick_labels,
     n_samples_of,
     new_figure,
-    plot_mean_vs_time,
     save_campaign_figures,
+    stack_height,
     time_label,
 )
 from analysis.stats import default_groups, jackknife
@@ -59,6 +62,7 @@ __all__ = [
     "RD_BETA",
     "analyze",
     "make_figures",
+    "monolayer_times",
     "plot_beta_eff",
     "plot_observable",
     "plot_W2",
@@ -75,6 +79,16 @@ OBSERVABLES = {
 RD_BETA = 0.5
 #: The model whose spec names the campaign figures drawn here.
 MODEL = "kmc2d"
+#: Panel titles of the rate models, where a figure shows both.
+RATE_TITLES = {"sos": "SOS crystal growth", "ising": "Glauber Ising"}
+#: At most this many monolayer completions are marked on a figure.
+MAX_LAYER_MARKS = 30
+LAYER_LABEL = r"monolayer completed ($\langle h \rangle$ = 1, 2, ...)"
+LAYER_NOTE = (
+    r"$\phi > 0$: layer-by-layer growth; $W^2$ dips as each monolayer completes (ticks), and"
+    "\n"
+    r"$\beta_{eff}$ between log-spaced times samples that oscillation: a zig-zag, not noise"
+)
 
 
 _NAMES: dict[str, tuple[str, str | None]] = {
@@ -215,37 +229,102 @@ def point_label(ds: xr.Dataset) -> str:
     return f"{rates_of(ds)} L={a.get('L', '?')}, {par}, {scheme}, n={n_samples_of(ds)}"
 
 
-def plot_observable(
-    datasets: Sequence[xr.Dataset], var: str, ylabel: str, logy: bool = False
-) -> Figure:
-    """``var``_mean vs t (log t) with jackknife error bars, one line per point."""
-    return plot_mean_vs_time(datasets, var, ylabel, point_label, logy)
-
-
 def _rd_k2(datasets: Sequence[xr.Dataset]) -> list[float]:
     """The k2 values of the random-deposition points (phi = 0) among ``datasets``."""
     return sorted({float(d.attrs.get("k2", 1.0)) for d in datasets
                    if _is_random_deposition(d.attrs)})  # fmt: skip
 
 
-def plot_W2(datasets: Sequence[xr.Dataset]) -> Figure:
-    """W^2(t) log-log with error bars; the exact random-deposition W^2 = k2 t dashed."""
-    fig = plot_observable(datasets, "W2", r"$W^2$ [lattice units$^2$]", logy=True)
-    ax = fig.axes[0]
-    t_all = np.concatenate([np.asarray(d["t"].values, dtype=float) for d in datasets])
-    t = np.unique(t_all[t_all > 0])
-    for k2 in _rd_k2(datasets):
-        label = r"random deposition $W^2 = k_2 t$" + (f" ($k_2$={k2:g})" if k2 != 1 else "")
-        ax.plot(t, k2 * t, "k--", linewidth=0.8, label=label)
+def _by_rates(datasets: Sequence[xr.Dataset]) -> list[tuple[str, list[xr.Dataset]]]:
+    """The points grouped by rate model, in order of appearance: each model has its own
+    time unit, so each gets its own panel."""
+    groups: dict[str, list[xr.Dataset]] = {}
+    for ds in datasets:
+        groups.setdefault(rates_of(ds), []).append(ds)
+    return list(groups.items())
+
+
+def plot_observable(
+    datasets: Sequence[xr.Dataset], var: str, symbol: str, logy: bool = False
+) -> Figure:
+    """``var``_mean vs t (log t) with jackknife error bars, one line per point, one panel
+    per rate model (their time units differ); ``symbol`` gets the unit of the file."""
+    groups = _by_rates(datasets)
     with matplotlib.rc_context(STYLE):
+        fig, axes = new_figure(len(groups), 1, stack_height(len(groups)))
+        for ax, (rates, dss) in zip(axes[:, 0], groups, strict=True):
+            draw_mean_vs_time(ax, dss, var, point_label, logy)
+            ax.set_ylabel(axis_label(symbol, dss[0][f"{var}_mean"].attrs))
+            if len(groups) > 1:
+                ax.set_title(RATE_TITLES.get(rates, rates), fontsize=7)
+            ax.legend(loc="best")
+    return fig
+
+
+def monolayer_times(ds: xr.Dataset, max_layers: int = MAX_LAYER_MARKS) -> np.ndarray:
+    """The times at which the mean height of an sos point reaches 1, 2, ... monolayers
+    (linear interpolation between sampling times), at most ``max_layers``: where a
+    layer-by-layer surface is smoothest."""
+    if "mean_h_mean" not in ds.variables:
+        return np.array([])
+    t = np.asarray(ds["t"].values, dtype=float)
+    h = np.asarray(ds["mean_h_mean"].values, dtype=float)
+    ok = np.isfinite(h)
+    t, h = t[ok], h[ok]
+    if h.size < 2 or not np.all(np.diff(h) >= 0):
+        return np.array([])
+    layers = np.arange(1, min(int(np.floor(h[-1])), max_layers) + 1)
+    return np.interp(layers, h, t)
+
+
+def _layered(ds: xr.Dataset) -> bool:
+    """An sos point with attachment that depends on neighbours (phi > 0): it grows layer
+    by layer at first, and W^2 oscillates with each monolayer."""
+    try:
+        return rates_of(ds) == "sos" and float(ds.attrs.get("phi", 0.0)) > 0.0
+    except (TypeError, ValueError):
+        return False
+
+
+def _mark_monolayers(ax: Any, datasets: Sequence[xr.Dataset]) -> bool:
+    """Ticks along the bottom of ``ax`` at the monolayer times of every layered point, in
+    its line's colour; True if any were drawn."""
+    drawn = False
+    colors = [c.lines[0].get_color() for c in ax.containers]
+    for ds, color in zip(datasets, colors, strict=False):
+        tk = monolayer_times(ds) if _layered(ds) else np.array([])
+        if tk.size:
+            ax.vlines(tk, 0.0, 0.05, transform=ax.get_xaxis_transform(), color=color,
+                      linewidth=0.8, label=None if drawn else LAYER_LABEL)  # fmt: skip
+            drawn = True
+    return drawn
+
+
+def plot_W2(datasets: Sequence[xr.Dataset]) -> Figure:
+    """W^2(t) log-log with error bars; the exact random-deposition W^2 = k2 t dashed; the
+    monolayer completions of layered points (phi > 0) as ticks, where W^2 dips."""
+    with matplotlib.rc_context(STYLE):
+        fig, axes = new_figure(1, 1)
+        ax = axes[0, 0]
+        draw_mean_vs_time(ax, datasets, "W2", point_label, logy=True)
+        ax.set_ylabel(axis_label("$W^2$", datasets[0]["W2_mean"].attrs))
+        t_all = np.concatenate([np.asarray(d["t"].values, dtype=float) for d in datasets])
+        t = np.unique(t_all[t_all > 0])
+        for k2 in _rd_k2(datasets):
+            label = r"random deposition $W^2 = k_2 t$" + (f" ($k_2$={k2:g})" if k2 != 1 else "")
+            ax.plot(t, k2 * t, "k--", linewidth=0.8, label=label)
+        _mark_monolayers(ax, datasets)
         ax.legend(loc="best")
     return fig
 
 
 def plot_beta_eff(datasets: Sequence[xr.Dataset]) -> Figure:
-    """beta_eff(t) with jackknife error bars and random deposition's beta = 1/2."""
+    """beta_eff(t) with jackknife error bars and random deposition's beta = 1/2.  Layered
+    points (phi > 0) zig-zag: their W^2 oscillates with each completed monolayer (ticks),
+    and beta_eff between log-spaced sampling times samples that oscillation at varying
+    phase; the figure says so."""
     with matplotlib.rc_context(STYLE):
-        fig, axes = new_figure(1, 1)
+        fig, axes = new_figure(1, 1, PANEL_HEIGHT + 0.12 * (len(datasets) + 4))
         ax = axes[0, 0]
         for ds in datasets:
             t = np.asarray(ds["t_eff"].values, dtype=float)
@@ -258,24 +337,26 @@ def plot_beta_eff(datasets: Sequence[xr.Dataset]) -> Figure:
         ax.set_xscale("log")
         log_tick_labels(ax)
         ax.set_xlabel(time_label(datasets))
-        ax.set_ylabel(r"$\beta_{eff}$ [1]")
-        ax.legend(loc="best")
+        ax.set_ylabel(r"$\beta_{eff}$")
+        if _mark_monolayers(ax, datasets):
+            fig.supxlabel(LAYER_NOTE, fontsize=6, color="0.3")
+        fig.legend(*ax.get_legend_handles_labels(), loc="outside upper center", fontsize=6)
     return fig
 
 
-def _observable(var: str, ylabel: str, logy: bool = False) -> Callable[..., Figure]:
-    """The drawing of :func:`plot_observable` of ``var`` with these labels."""
-    return lambda datasets: plot_observable(datasets, var, ylabel, logy)
+def _observable(var: str, symbol: str, logy: bool = False) -> Callable[..., Figure]:
+    """The drawing of :func:`plot_observable` of ``var`` with this symbol."""
+    return lambda datasets: plot_observable(datasets, var, symbol, logy)
 
 
 #: How each campaign figure is drawn.
 _FIGURES: dict[str, Callable[[Sequence[xr.Dataset]], Figure]] = {
     "W2": plot_W2,
     "beta_eff": plot_beta_eff,
-    "energy": _observable("energy", "e [J]"),
-    "magnetization": _observable("abs_magnetization", "|m| [1]"),
-    "step_density": _observable("step_density", "step density [1]"),
-    "events_rate": _observable("events_rate", r"events / ($L^2$ t) [1/time unit]", logy=True),
+    "energy": _observable("energy", "e"),
+    "magnetization": _observable("abs_magnetization", "|m|"),
+    "step_density": _observable("step_density", "step density"),
+    "events_rate": _observable("events_rate", r"events / ($L^2$ t)", logy=True),
 }
 #: The analysis variable whose presence selects the points a figure shows (sos or ising
 #: points, or all).

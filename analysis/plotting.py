@@ -36,6 +36,7 @@ __all__ = [
     "STYLE",
     "Drawn",
     "attr",
+    "draw_mean_vs_time",
     "axis_label",
     "fmt_number",
     "grid",
@@ -49,6 +50,7 @@ __all__ = [
     "require_variables",
     "save_campaign_figures",
     "save_figure",
+    "styles_by",
     "source_of",
     "stack_height",
     "time_label",
@@ -344,6 +346,65 @@ def time_label(datasets: Sequence[xr.Dataset], symbol: str = "t") -> str:
     return axis_label(symbol, datasets[0]["t"].attrs)
 
 
+_MARKERS = ("o", "s", "^", "D", "v", "P")
+_LINESTYLES = ("-", "--", ":", "-.")
+
+
+def _sort_key(value: Any) -> tuple[int, float, str]:
+    try:
+        return (0, -float(value), "")
+    except (TypeError, ValueError):
+        return (1, 0.0, str(value))
+
+
+def styles_by(datasets: Sequence[xr.Dataset], color_key: str, shape_key: str) -> list[dict]:
+    """Matplotlib styles that tell points apart by two settings: one colour per value of
+    the attribute ``color_key`` (in order of appearance), and per value of ``shape_key``
+    (largest first) a marker, line style and fill: the first solid and filled, the others
+    dashed and open and drawn on top, so curves that nearly coincide (two system sizes)
+    stay visible."""
+    colors = list(dict.fromkeys(str(d.attrs.get(color_key)) for d in datasets))
+    shapes = sorted(dict.fromkeys(d.attrs.get(shape_key) for d in datasets), key=_sort_key)
+    shape_of = {str(v): i for i, v in enumerate(shapes)}
+    out = []
+    for d in datasets:
+        i = shape_of[str(d.attrs.get(shape_key))]
+        out.append(
+            {
+                "color": f"C{colors.index(str(d.attrs.get(color_key))) % 10}",
+                "marker": _MARKERS[i % len(_MARKERS)],
+                "linestyle": _LINESTYLES[i % len(_LINESTYLES)],
+                "mfc": None if i == 0 else "white",
+                "zorder": 2 + i,
+            }
+        )
+    return out
+
+
+def draw_mean_vs_time(
+    ax: Any,
+    datasets: Sequence[xr.Dataset],
+    var: str,
+    label: Callable[[xr.Dataset], str],
+    logy: bool = False,
+    styles: Sequence[Mapping[str, Any]] | None = None,
+) -> None:
+    """``var``_mean vs t (log t) with jackknife error bars on ``ax``, one line per point,
+    labelled by ``label(ds)``; the x label from the times' unit."""
+    for i, ds in enumerate(datasets):
+        t = np.asarray(ds["t"].values, dtype=float)
+        y = np.asarray(ds[f"{var}_mean"].values, dtype=float)
+        e = np.asarray(ds[f"{var}_err"].values, dtype=float)
+        ok = (t > 0) & np.isfinite(y) & ((y > 0) if logy else True)
+        style = {"marker": "o", "ms": 2.5, **(styles[i] if styles else {})}
+        ax.errorbar(t[ok], y[ok], yerr=np.nan_to_num(e[ok]), label=label(ds), **style)
+    ax.set_xscale("log")
+    if logy:
+        ax.set_yscale("log")
+    log_tick_labels(ax)
+    ax.set_xlabel(time_label(datasets))
+
+
 def plot_mean_vs_time(
     datasets: Sequence[xr.Dataset],
     var: str,
@@ -356,17 +417,7 @@ def plot_mean_vs_time(
     with matplotlib.rc_context(STYLE):
         fig, axes = new_figure(1, 1)
         ax = axes[0, 0]
-        for ds in datasets:
-            t = np.asarray(ds["t"].values, dtype=float)
-            y = np.asarray(ds[f"{var}_mean"].values, dtype=float)
-            e = np.asarray(ds[f"{var}_err"].values, dtype=float)
-            ok = (t > 0) & np.isfinite(y) & ((y > 0) if logy else True)
-            ax.errorbar(t[ok], y[ok], yerr=e[ok], marker="o", ms=2.5, label=label(ds))
-        ax.set_xscale("log")
-        if logy:
-            ax.set_yscale("log")
-        log_tick_labels(ax)
-        ax.set_xlabel(time_label(datasets))
+        draw_mean_vs_time(ax, datasets, var, label, logy)
         ax.set_ylabel(ylabel)
         ax.legend(loc="best")
     return fig
