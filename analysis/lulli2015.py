@@ -25,13 +25,15 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
-from analysis.plotting import STYLE, Drawn, new_figure
+from analysis.plotting import STYLE, Drawn, log_tick_labels, new_figure
 from analysis.tables import Row, read_table, table_provenance
 
 __all__ = [
@@ -45,6 +47,7 @@ __all__ = [
     "psflip_L",
     "psflip_k",
     "psflip_prng",
+    "recorded_scaling",
     "scaling_collapse",
     "strong_scaling",
 ]
@@ -54,6 +57,8 @@ EA3D_COLUMNS: dict[str, Callable[[str], Any]] = {
     "layout": str, "L": int, "k": int, "prng": str, "backend": str, "device": str,
     "ps_per_flip": float, "commit": str,
 }  # fmt: skip
+#: The strong-scaling table recorded on 8 H200s (package data), for one-GPU campaigns.
+RECORDED_SCALING = Path(__file__).with_name("data") / "lulli2015_mgpu_h200x8.csv"
 #: Columns of a ``simcore bench mgpu --csv`` (strong-scaling) table the scaling figures need.
 SCALING_COLUMNS: dict[str, Callable[[str], Any]] = {
     "L": int, "n_gpus": int, "ps_per_flip_n": float, "device": str, "commit": str,
@@ -112,7 +117,7 @@ def plot_psflip_k(rows: Sequence[Row]) -> Figure:
     series = {label: pts for label, pts in series.items() if len(pts) >= 3}
     if not series:
         raise ValueError("psflip_k needs a configuration measured at three or more k")
-    return _log_log_figure(series, "coded words k (64 samples each) [1]", "psFlip [ps]", 5)
+    return _log_log_figure(series, "coded words k (64 samples each)", "psFlip [ps]", 5)
 
 
 def _best_over_k(rows: Sequence[Row], keys: tuple[str, ...]) -> dict[tuple, tuple]:
@@ -168,7 +173,7 @@ def plot_psflip_prng(rows: Sequence[Row]) -> Figure:
                 rel[label].append((L, tuple(v / ref[0] for v in val)))
         _plot_lines(axes[0, 0], rel)
         _plot_lines(axes[1, 0], absolute)
-        axes[0, 0].set_ylabel(f"psFlip / {base} [1]")
+        axes[0, 0].set_ylabel(f"psFlip / {base}")
         axes[1, 0].set_ylabel("psFlip [ps]")
         axes[1, 0].set_yscale("log")
         for ax in axes[:, 0]:
@@ -191,12 +196,45 @@ def _scaling_medians(rows: Sequence[Row]) -> dict[tuple[int, int], float]:
     return {key: float(np.median(v)) for key, v in sorted(groups.items())}
 
 
+def recorded_scaling() -> list[Row]:
+    """The strong-scaling table recorded on 8 H200s of one host (BENCHMARKS.md): what the
+    figures draw where the machine that ran the campaign had fewer GPUs than they need."""
+    return load_scaling(RECORDED_SCALING)
+
+
+def _with_recorded(rows: Sequence[Row]) -> tuple[list[Row], list[Row], str]:
+    """(rows drawn as curves, rows of this machine drawn as markers, a note for the
+    figure): a table measured on one GPU has no scaling to show, so the curves come from
+    :func:`recorded_scaling` and the measured single-GPU points are drawn over them."""
+    if max(r["n_gpus"] for r in rows) >= 2:
+        return list(rows), [], ""
+    recorded = recorded_scaling()
+    device, commit = recorded[0]["device"], recorded[0]["commit"]
+    here = ", ".join(sorted({str(r["device"]) for r in rows}))
+    note = (f"curves: recorded on {device} (commit {commit}, BENCHMARKS.md);\n"
+            f"this campaign's machine has 1 GPU ({here}): its N = 1 points in black")  # fmt: skip
+    return recorded, list(rows), note
+
+
+def _measured_points(ax: Any, measured: Sequence[Row], y: Callable[[int, float], float]) -> None:
+    """This machine's points (median per L) over the recorded curves, in black."""
+    if not measured:
+        return
+    med = _scaling_medians(measured)
+    Ls = sorted(L for L, _ in med)
+    ax.plot(Ls, [y(L, med[(L, 1)]) for L in Ls], "ks", mfc="none", linestyle="none",
+            label="this machine, N = 1")  # fmt: skip
+
+
 def plot_strong_scaling(rows: Sequence[Row]) -> Figure:
-    """lulli2015 Fig. 12: (a) eta vs L per N >= 2, (b) psFlip_multi vs L per N."""
-    med = _scaling_medians(rows)
+    """lulli2015 Fig. 12: (a) eta vs L per N >= 2, (b) psFlip_multi vs L per N.  A table
+    with only N = 1 (a one-GPU machine) is drawn over the recorded multi-GPU table, and
+    the figure says so (:func:`_with_recorded`): never an empty panel."""
+    curves, measured, note = _with_recorded(rows)
+    med = _scaling_medians(curves)
     ns = sorted({n for _, n in med})
     with matplotlib.rc_context(STYLE):
-        fig, axes = new_figure(2, 1)
+        fig, axes = new_figure(2, 1, 4.2 if note else 3.9, sharex=True)
         for i, n in enumerate(ns):
             Ls = sorted(L for L, m in med if m == n)
             style = {"marker": "o", "label": f"N = {n}", "color": f"C{i}"}
@@ -204,32 +242,43 @@ def plot_strong_scaling(rows: Sequence[Row]) -> Figure:
                 eta = [med[(L, 1)] / med[(L, n)] if (L, 1) in med else np.nan for L in Ls]
                 axes[0, 0].plot(Ls, eta, **style)
             axes[1, 0].plot(Ls, [med[(L, n)] / n for L in Ls], **style)
-        axes[0, 0].axhline(0.9, color="0.6", lw=0.8, ls="--")
-        axes[0, 0].set_ylabel(r"$\eta_{SC}$ [1]")
+        _measured_points(axes[1, 0], measured, lambda L, ps: ps)
+        axes[0, 0].axhline(0.9, color="0.6", lw=0.8, ls="--", label=r"$\eta = 0.9$")
+        axes[0, 0].set_ylim(0.0, max(1.2, axes[0, 0].get_ylim()[1]))
+        axes[0, 0].set_ylabel(r"$\eta_{SC}$ = psFlip$_1$ / psFlip$_N$")
         axes[1, 0].set_ylabel(r"psFlip$_{multi}$ [ps]")
         axes[1, 0].set_yscale("log")
+        axes[1, 0].set_xlabel("L [sites]")
         for ax in axes[:, 0]:
             ax.set_xscale("log", base=2)
-            ax.set_xlabel("L [sites]")
-            ax.legend(fontsize=6)
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:g}"))
+            log_tick_labels(ax)
+            ax.legend(fontsize=6, ncols=2)
+        if note:
+            fig.supxlabel(note, fontsize=6, color="0.3")
     return fig
 
 
 def plot_scaling_collapse(rows: Sequence[Row]) -> Figure:
-    """lulli2015 Fig. 13: x psFlip_N vs x = L / N, one marker set per N."""
-    med = _scaling_medians(rows)
+    """lulli2015 Fig. 13: x psFlip_N vs x = L / N, one marker set per N (over the recorded
+    multi-GPU table where the campaign's machine has one GPU, as in Fig. 12)."""
+    curves, measured, note = _with_recorded(rows)
+    med = _scaling_medians(curves)
     with matplotlib.rc_context(STYLE):
-        fig, axes = new_figure(1, 1)
+        fig, axes = new_figure(1, 1, 2.9 if note else None)
         ax = axes[0, 0]
         for i, n in enumerate(sorted({n for _, n in med})):
             pts = sorted((L / n, L / n * ps) for (L, m), ps in med.items() if m == n)
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"N = {n}",
                     color=f"C{i}")  # fmt: skip
+        _measured_points(ax, measured, lambda L, ps: L * ps)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("x = L / N [sites]")
         ax.set_ylabel(r"x psFlip$_N$ [ps]")
         ax.legend(fontsize=6)
+        if note:
+            fig.supxlabel(note, fontsize=6, color="0.3")
     return fig
 
 
@@ -243,9 +292,17 @@ def _psflip(plot: Callable[[Sequence[Row]], Figure], inputs: Sequence[str]) -> D
 
 
 def _scaling(plot: Callable[[Sequence[Row]], Figure], inputs: Sequence[str]) -> Drawn:
-    """A strong-scaling figure from the one table of ``simcore bench mgpu --csv``."""
+    """A strong-scaling figure from the one table of ``simcore bench mgpu --csv`` (and the
+    recorded table, whose commit then enters the provenance, for a one-GPU table)."""
     (path,) = inputs
     rows = load_scaling(path)
+    if max(r["n_gpus"] for r in rows) < 2:
+        recorded = recorded_scaling()
+        sizes = ", ".join(map(str, sorted({r["L"] for r in rows})))
+        prov = table_provenance([path, RECORDED_SCALING], [*rows, *recorded],
+                                f"L = {sizes}; N = 1 here, 1-8 recorded", f"{len(rows)} "
+                                f"measurements + {len(recorded)} recorded medians")  # fmt: skip
+        return plot(rows), {**prov, "backend": "gpu"}
     sizes = ", ".join(map(str, sorted({r["L"] for r in rows})))
     gpus = ", ".join(map(str, sorted({r["n_gpus"] for r in rows})))
     prov = table_provenance([path], rows, f"L = {sizes}; N = {gpus}", f"{len(rows)} measurements")

@@ -304,8 +304,8 @@ def log_tick_labels(ax: Any) -> None:
     numbers at 1, 2 and 5 times powers of ten.
     """
     for axis, lim in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
-        if axis.get_scale() != "log":
-            continue
+        if axis.get_scale() != "log" or getattr(axis.get_transform(), "base", 10) != 10:
+            continue  # linear, or powers of two (sizes): their own ticks
         lo, hi = sorted(lim)
         if lo > 0 and np.log10(hi / lo) < 2:
             axis.set_major_formatter(FuncFormatter(_plain_log_label))

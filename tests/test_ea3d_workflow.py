@@ -178,3 +178,24 @@ def test_strong_scaling_figures(tmp_path: Path) -> None:
     (tmp_path / "bad.csv").write_text("L,k\n1,2\n")
     with pytest.raises(ValueError, match="not a strong-scaling table"):
         load_scaling(tmp_path / "bad.csv")
+
+
+def test_strong_scaling_on_one_gpu_draws_the_recorded_table(tmp_path: Path) -> None:
+    """A one-GPU machine measures N = 1 only: Fig. 12 then draws the recorded multi-GPU
+    table (every N of it, an efficiency curve per N >= 2, never an empty panel), this
+    machine's points over it, a note saying so, and both tables in its provenance."""
+    from analysis import lulli2015
+    from simcore.models.ea3d.multigpu import SCALING_FIELDS
+
+    table = tmp_path / "one_gpu.csv"
+    rows = [",".join(SCALING_FIELDS)] + [f"{L},1,1,ipc,0.001,0.17,H,abc" for L in (128, 256)]
+    table.write_text("\n".join(rows) + "\n")
+    fig, prov = lulli2015.strong_scaling([str(table)])
+    eta, psflip = fig.axes
+    recorded_ns = {r["n_gpus"] for r in lulli2015.recorded_scaling()}
+    assert len(eta.get_lines()) - 1 == len(recorded_ns - {1}) >= 1  # minus the 0.9 line
+    assert any(line.get_label() == "this machine, N = 1" for line in psflip.get_lines())
+    assert "recorded" in fig.get_supxlabel()
+    assert "abc" in prov["git_commit"] and "d5599b9" in prov["git_commit"]
+    collapse, _ = lulli2015.scaling_collapse([str(table)])
+    assert "recorded" in collapse.get_supxlabel()

@@ -20,10 +20,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def package_data_in_tree() -> set[str]:
-    """The non-Python files the engine reads at run time: CUDA sources and headers, the
-    campaign schema."""
+    """The non-Python files read at run time: CUDA sources and headers, the campaign
+    schema, the analysis's recorded tables."""
     files = {p for p in (ROOT / "simcore").rglob("cuda/*") if p.is_file()}
     files |= set((ROOT / "simcore").rglob("*.schema.yaml"))
+    files |= set((ROOT / "analysis" / "data").glob("*.csv"))
     return {p.relative_to(ROOT).as_posix() for p in files}
 
 
