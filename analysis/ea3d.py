@@ -32,11 +32,13 @@ from analysis.estimates import analysis_attrs
 from analysis.plotting import (
     PANEL_HEIGHT,
     STYLE,
+    Drawn,
     axis_label,
+    draw_campaign_figures,
     log_tick_labels,
     new_figure,
     require_variables,
-    save_campaign_figures,
+    save_drawn,
     styles_by,
     time_label,
 )
@@ -197,13 +199,19 @@ def plot_observable(
     return fig
 
 
-def make_figures(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]) -> list[Path]:
-    """Write the campaign figures of ea3d analyses into ``out_dir``, PNG and PDF each: those
-    the ea3d spec's ``campaign_figures`` names, in its order.  Returns the written paths."""
+def draw_figures(analyses: Sequence[xr.Dataset]) -> dict[str, Drawn]:
+    """The campaign figures of ea3d analyses with their provenance: those the ea3d spec's
+    ``campaign_figures`` names, in its order."""
     needed = [v for var, _ in _FIGURES.values() for v in (var, _error_of(var))]
     require_variables(analyses, needed, "an ea3d analysis dataset")
     drawings = {
         name: partial(plot_observable, var=var, ylabel=ylabel, differences=name == "energy")
         for name, (var, ylabel) in _FIGURES.items()
     }
-    return save_campaign_figures(MODEL, analyses, out_dir, drawings)
+    return draw_campaign_figures(MODEL, analyses, drawings)
+
+
+def make_figures(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]) -> list[Path]:
+    """Write the campaign figures of ea3d analyses (:func:`draw_figures`) into ``out_dir``,
+    PNG and PDF each.  Returns the written paths."""
+    return save_drawn(draw_figures(analyses), out_dir)

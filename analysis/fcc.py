@@ -49,7 +49,9 @@ from analysis.estimates import (
 from analysis.plotting import (
     COLUMN_WIDTH,
     STYLE,
+    Drawn,
     axis_label,
+    draw_campaign_figures,
     fmt_number,
     grid,
     log_tick_labels,
@@ -57,7 +59,7 @@ from analysis.plotting import (
     new_figure,
     plot_mean_vs_time,
     require_variables,
-    save_campaign_figures,
+    save_drawn,
     time_label,
     unit_text,
 )
@@ -67,6 +69,7 @@ __all__ = [
     "OBSERVABLES",
     "REFERENCE_X",
     "analyze",
+    "draw_figures",
     "make_figures",
     "panel_title",
     "plot_domain_size",
@@ -345,12 +348,16 @@ _FIGURES: dict[str, Callable[[Sequence[xr.Dataset]], Figure]] = {
 }
 
 
-def make_figures(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]) -> list[Path]:
-    """Write the campaign figures of fcc analyses into ``out_dir``, PNG and PDF each: those
-    the fcc spec's ``campaign_figures`` names, in its order.  Returns the written paths.
-
-    Raises ``ValueError`` naming the file for an input that is not an fcc analysis.
-    """
+def draw_figures(analyses: Sequence[xr.Dataset]) -> dict[str, Drawn]:
+    """The campaign figures of fcc analyses with their provenance: those the fcc spec's
+    ``campaign_figures`` names, in its order.  Raises ``ValueError`` naming the file for
+    an input that is not an fcc analysis."""
     needed = ("domain_size_mean", "x_eff", "structure_factor_mean")
     require_variables(analyses, needed, "an fcc analysis dataset")
-    return save_campaign_figures(MODEL, analyses, out_dir, _FIGURES)
+    return draw_campaign_figures(MODEL, analyses, _FIGURES)
+
+
+def make_figures(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]) -> list[Path]:
+    """Write the campaign figures of fcc analyses (:func:`draw_figures`) into ``out_dir``,
+    PNG and PDF each.  Returns the written paths."""
+    return save_drawn(draw_figures(analyses), out_dir)

@@ -45,13 +45,15 @@ from analysis.estimates import analysis_attrs, beta_eff_of, put_local_slope, put
 from analysis.plotting import (
     PANEL_HEIGHT,
     STYLE,
+    Drawn,
     axis_label,
+    draw_campaign_figures,
     draw_mean_vs_time,
     fmt_number,
     log_tick_labels,
     n_samples_of,
     new_figure,
-    save_campaign_figures,
+    save_drawn,
     stack_height,
     time_label,
 )
@@ -61,6 +63,7 @@ __all__ = [
     "OBSERVABLES",
     "RD_BETA",
     "analyze",
+    "draw_figures",
     "make_figures",
     "monolayer_times",
     "plot_beta_eff",
@@ -371,9 +374,15 @@ _SHOWN_BY = {
 
 
 def make_figures(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]) -> list[Path]:
-    """Write the campaign figures of kmc2d analyses into ``out_dir``, PNG and PDF each: those
-    the kmc2d spec's ``campaign_figures`` names for the analyses' rate models, in its
-    order, each from the points whose analysis holds its variable.  Returns the paths."""
+    """Write the campaign figures of kmc2d analyses (:func:`draw_figures`) into
+    ``out_dir``, PNG and PDF each.  Returns the written paths."""
+    return save_drawn(draw_figures(analyses), out_dir)
+
+
+def draw_figures(analyses: Sequence[xr.Dataset]) -> dict[str, Drawn]:
+    """The campaign figures of kmc2d analyses with their provenance: those the kmc2d spec's
+    ``campaign_figures`` names for the analyses' rate models, in its order, each from the
+    points whose analysis holds its variable."""
 
     def shown(name: str) -> list[xr.Dataset]:
         chosen = [d for d in analyses if _SHOWN_BY[name] in d.variables]
@@ -382,4 +391,4 @@ def make_figures(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]
         return chosen
 
     points = [{**d.attrs, "rates": rates_of(d)} for d in analyses]
-    return save_campaign_figures(MODEL, analyses, out_dir, _FIGURES, shown, points)
+    return draw_campaign_figures(MODEL, analyses, _FIGURES, shown, points)

@@ -51,15 +51,17 @@ from analysis.plotting import (
     COLUMN_WIDTH,
     PANEL_HEIGHT,
     STYLE,
+    Drawn,
     attr,
     axis_label,
+    draw_campaign_figures,
     fmt_number,
     load_datasets,
     log_tick_labels,
     n_samples_of,
     new_figure,
     require_variables,
-    save_campaign_figures,
+    save_drawn,
     time_label,
     unit_text,
 )
@@ -76,6 +78,7 @@ __all__ = [
     "LiteratureValue",
     "analyze",
     "load_analyses",
+    "draw_figures",
     "make_figures",
     "plot_C",
     "plot_W2",
@@ -766,11 +769,15 @@ _FIGURES: dict[str, Callable[[Sequence[xr.Dataset]], Figure]] = {
 }
 
 
-def make_figures(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]) -> list[Path]:
-    """Write the campaign figures of kpz analyses into ``out_dir``, PNG and PDF each: those
-    the kpz spec's ``campaign_figures`` names, in its order.  Returns the written paths.
-
-    Raises ``ValueError`` naming the file for an input that is not a kpz analysis.
-    """
+def draw_figures(analyses: Sequence[xr.Dataset]) -> dict[str, Drawn]:
+    """The campaign figures of kpz analyses with their provenance: those the kpz spec's
+    ``campaign_figures`` names, in its order.  Raises ``ValueError`` naming the file for
+    an input that is not a kpz analysis."""
     require_variables(analyses, FIGURE_VARIABLES, WHAT)
-    return save_campaign_figures(MODEL, analyses, out_dir, _FIGURES)
+    return draw_campaign_figures(MODEL, analyses, _FIGURES)
+
+
+def make_figures(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]) -> list[Path]:
+    """Write the campaign figures of kpz analyses (:func:`draw_figures`) into ``out_dir``,
+    PNG and PDF each.  Returns the written paths."""
+    return save_drawn(draw_figures(analyses), out_dir)

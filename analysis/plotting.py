@@ -48,7 +48,8 @@ __all__ = [
     "positive_only",
     "provenance",
     "require_variables",
-    "save_campaign_figures",
+    "draw_campaign_figures",
+    "save_drawn",
     "save_figure",
     "styles_by",
     "source_of",
@@ -220,29 +221,34 @@ def save_figure(
     return written
 
 
-def save_campaign_figures(
+def draw_campaign_figures(
     model: str,
     analyses: Sequence[xr.Dataset],
-    out_dir: str | os.PathLike[str],
     figures: Mapping[str, Callable[[Sequence[xr.Dataset]], Figure]],
     shown: Callable[[str], Sequence[xr.Dataset]] | None = None,
     points: Sequence[Mapping[str, Any]] | None = None,
-) -> list[Path]:
-    """Draw and save, PNG and PDF each, the campaign figures that the spec of ``model``
-    names for the points (``points``: their settings, default the analyses' attributes),
-    in the spec's order: the spec defines the names once, ``figures`` says how each is
-    drawn from the analyses it shows (``shown(name)``, default all), whose provenance its
-    files carry.  Returns the written paths."""
+) -> dict[str, Drawn]:
+    """Draw the campaign figures that the spec of ``model`` names for the points
+    (``points``: their settings, default the analyses' attributes), in the spec's order:
+    the spec defines the names once, ``figures`` says how each is drawn from the analyses
+    it shows (``shown(name)``, default all), whose provenance it carries."""
     if not analyses:
         raise ValueError(f"no {model} analyses given")
     settings = [d.attrs for d in analyses] if points is None else points
-    written: list[Path] = []
+    drawn: dict[str, Drawn] = {}
     for name in registry.get(model).campaign_figures(settings):
         if name not in figures:
             raise ValueError(f"the {model} spec names a campaign figure {name!r} not drawn here")
         chosen = analyses if shown is None else shown(name)
-        written += save_figure(figures[name](chosen), out_dir, name, provenance(chosen))
-    return written
+        drawn[name] = (figures[name](chosen), provenance(chosen))
+    return drawn
+
+
+def save_drawn(drawn: Mapping[str, Drawn], out_dir: str | os.PathLike[str]) -> list[Path]:
+    """Save figures drawn by :func:`draw_campaign_figures` into ``out_dir``, PNG and PDF
+    each, named by their keys; returns the written paths."""
+    return [path for name, (fig, prov) in drawn.items()
+            for path in save_figure(fig, out_dir, name, prov)]  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- layout

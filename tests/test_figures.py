@@ -13,11 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 import xarray as xr
+from conftest import run_and_load
 from PIL import Image
 
 from analysis import figures, kpz
 from analysis.kpz import analyze
 from analysis.plotting import COLUMN_WIDTH
+from simcore.config import validate_run_config
 from simcore.io.dataset import write_dataset
 from simcore.models import registry
 
@@ -173,3 +175,60 @@ def test_a_point_without_waiting_times_gets_every_figure(tmp_path: Path) -> None
     written = figures.make_figures([tmp_path / "an.nc"], tmp_path / "figs")
     names = {p.stem for p in written}
     assert names == set(registry.get("kpz").campaign_figures([an.attrs]))
+
+
+# --------------------------------------------------------------------------- every model
+
+
+#: Run configs whose campaign figures are checked: each model's example, and kmc2d's
+#: Ising rates too (its figures differ per rate model).
+_EXAMPLE_EXTRAS = {"kmc2d": [{"rates": "ising", "T": 2.0, "scheme": "serial"}]}
+
+
+def _points(line) -> set[tuple[float, float]]:
+    """The (x, y) points of a line, rounded (float arrays whatever matplotlib holds)."""
+    x = np.round(np.asarray(line.get_xdata(), dtype=float), 9)
+    y = np.round(np.asarray(line.get_ydata(), dtype=float), 9)
+    return set(zip(x.tolist(), y.tolist(), strict=True))
+
+
+def _means_without_errors(fig) -> list[str]:
+    """Lines with markers (drawn means) whose points are not the data of an error-bar
+    series of their axes; guides and references (no markers) do not count."""
+    from matplotlib.container import ErrorbarContainer
+
+    bad = []
+    for ax in fig.axes:
+        with_err = set()
+        for c in ax.containers:
+            if isinstance(c, ErrorbarContainer) and c.has_yerr:
+                with_err |= _points(c.lines[0])
+        for line in ax.get_lines():
+            if line.get_marker() in (None, "", " ", "None", "none"):
+                continue
+            if not _points(line) <= with_err:
+                bad.append(f"{ax.get_title() or ax.get_ylabel()}: {line.get_label()}")
+    return bad
+
+
+@pytest.mark.parametrize("model", sorted(registry.names()))
+def test_every_campaign_figure_draws_its_means_with_errors(model: str, tmp_path: Path) -> None:
+    """Each model's campaign figures, drawn from real runs of its example config(s): every
+    mean drawn (a line with markers) is the data of an error-bar series of its axes, no
+    axis label says '[1]', and a figure's time axes name the file's time unit."""
+    from analysis.dispatch import analysis_module
+
+    spec = registry.get(model)
+    module = analysis_module(spec.name, "test")
+    analyses = []
+    for i, extra in enumerate([{}, *_EXAMPLE_EXTRAS.get(model, [])]):
+        example = {k: v for k, v in spec.example.items() if k != "phi" or not extra}
+        cfg = validate_run_config({"model": model, **example, **extra, "seed": 5 + i})
+        ds = run_and_load(cfg, tmp_path / f"run{i}.nc")
+        analyses.append(module.analyze(ds))
+    drawn = module.draw_figures(analyses)
+    assert list(drawn) == list(spec.campaign_figures([d.attrs for d in analyses]))
+    for name, (fig, _prov) in drawn.items():
+        assert not _means_without_errors(fig), (name, _means_without_errors(fig))
+        labels = [t for ax in fig.axes for t in (ax.get_xlabel(), ax.get_ylabel())]
+        assert not any("[1]" in t for t in labels), (name, labels)
