@@ -567,7 +567,7 @@ def test_no_model_is_a_default() -> None:
     """A campaign names its model: none is assumed, and an unknown one is named with the
     models that are registered."""
     cfg = {k: v for k, v in tiny().items() if k != "model"}
-    assert "model: required key is missing" in _error(cfg)
+    assert "model: missing (required)" in _error(cfg)
     msg = _error(dict(tiny(), model="kpx"))
     assert "model: 'kpx': unknown model" in msg and "did you mean 'kpz'" in msg
     kmc = {"campaign": "a", "seed": 1, "model": "kmc2d", "t_max": 5,
