@@ -242,7 +242,7 @@ def test_schema_errors_name_key_and_value() -> None:
     msg = _error(bad)
     assert "points[0].L: 2" in msg and ">= 32" in msg
     bad["points"][0]["L"] = [32, 1]
-    assert "points[0].L: 1: must be >= 32" in _error(bad)
+    assert "points[0].L: 1: must be a power of two >= 32 (dim 1)" in _error(bad)
     bad = copy.deepcopy(c)
     bad["points"][0]["Lx"] = 3
     assert "points[0].Lx: unknown key" in _error(bad)
