@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
+from simcore import interrupt
 from simcore.config import ConfigError, config_hash
 from simcore.io.atomic import check_writable
 from simcore.io.checkpoint import checkpoint_path, load_checkpoint, save_checkpoint
@@ -16,6 +18,8 @@ from simcore.progress import Progress
 #: Exit statuses of ``simcore run`` (bad input, a ConfigError, is 2: see simcore.cli).
 EXIT_OK = 0
 EXIT_CHECKPOINTED = 3
+#: Stopped by Ctrl-C (SIGINT): 130, as shells report it.
+EXIT_INTERRUPTED = interrupt.EXIT_INTERRUPTED
 
 
 def run_job(
@@ -26,8 +30,22 @@ def run_job(
     ``EXIT_OK``: ``out`` written and the checkpoint removed.
     ``EXIT_CHECKPOINTED``: ``max_wall`` seconds passed; the state is in the
     checkpoint beside ``out`` and the same call resumes it bit-identically.
+    ``EXIT_INTERRUPTED``: Ctrl-C.  The step under way is finished, so the state is
+    consistent, and a checkpoint is written whenever a step was done since the start
+    (however recently the last periodic one was: no finished step is lost); the same
+    call resumes it bit-identically.  Nothing is written at ``out``.  A second Ctrl-C
+    raises :class:`KeyboardInterrupt` at once (the CLI turns it into one line, exit 130);
+    an older checkpoint is then left as it was.  A Ctrl-C while the finished run's file
+    is being written lets the write complete (``EXIT_OK``).
     """
-    out = Path(out)
+    with interrupt.StopRequest() as stop:
+        return _run(cfg, Path(out), max_wall, progress, stop)
+
+
+def _run(
+    cfg: dict, out: Path, max_wall: float | None, progress: bool, stop: interrupt.StopRequest
+) -> int:
+    """:func:`run_job` under a :class:`~simcore.interrupt.StopRequest`."""
     try:
         check_writable(out)
     except OSError as exc:
@@ -53,14 +71,31 @@ def run_job(
     start = time.monotonic()
     last_ckpt = start
     interval = float(cfg["checkpoint_interval"])
+    steps = 0
 
     def save() -> None:
         wall = wall_before + time.monotonic() - start
         host = sim.to_host(state)
         save_checkpoint(ckpt, {**host, "config_hash": chash, "wall_seconds": wall})
 
+    def interrupted() -> int:
+        bar.close()
+        if steps:
+            save()
+            kept = f"checkpoint {ckpt.name} written"
+        elif ckpt.exists():
+            kept = f"checkpoint {ckpt.name} kept"
+        else:
+            kept = "nothing written"
+        resume = "; run the same command to resume" if ckpt.exists() else ""
+        print(f"simcore: interrupted ({sim.describe(state)}); {kept}{resume}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
     while not sim.done(state):
+        if stop.requested:
+            return interrupted()
         sim.step(state)
+        steps += 1
         bar.update(sim.fraction_done(state), sim.describe(state))
         now = time.monotonic()
         if sim.done(state):
@@ -76,6 +111,8 @@ def run_job(
         if now - last_ckpt >= interval:
             save()
             last_ckpt = now
+    if stop.requested:  # during the last step: keep its state, write no run file
+        return interrupted()
     bar.close()
     wall = wall_before + time.monotonic() - start
     ds = sim.to_dataset(state)

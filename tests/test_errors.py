@@ -7,7 +7,16 @@ traceback is shown and that nothing is written."""
 
 from __future__ import annotations
 
+import errno
+import os
+import re
+import selectors
+import shutil
+import signal
 import struct
+import subprocess
+import sys
+import time
 import zlib
 from pathlib import Path
 
@@ -92,3 +101,210 @@ def test_a_valid_config_still_runs(tmp_path: Path) -> None:
     res = run_simcore("run", path, "--out", tmp_path / "run.nc", "--quiet")
     assert res.returncode == 0, res.stderr
     assert (tmp_path / "run.nc").exists()
+
+
+# ------------------------------------------------------------------------------ Ctrl-C
+
+#: How Python reports a child that Ctrl-C ended (simcore.interrupt.exit_interrupted): killed
+#: by SIGINT, which a shell shows as exit status 130.
+KILLED_BY_SIGINT = -signal.SIGINT
+
+
+def _long_config() -> dict:
+    """A job of a few seconds whose progress lines (every 5 %) come well before its end."""
+    return small_config(L=64, samples=2, t_max=40000, points_per_decade=40, waiting_times=[10])
+
+
+def _start(*args: str | Path) -> subprocess.Popen:
+    """Start ``simcore ARGS`` as a user would, with its output captured (bytes)."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    cmd = [sys.executable, "-m", "simcore.cli", *map(str, args)]
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+
+
+def _wait_for_stderr(proc: subprocess.Popen, pattern: str, timeout: float = 120) -> bytes:
+    """Read ``proc``'s stderr until a line matches ``pattern``; what was read."""
+    fd = proc.stderr.fileno()
+    seen = b""
+    deadline = time.monotonic() + timeout
+    with selectors.DefaultSelector() as sel:
+        sel.register(fd, selectors.EVENT_READ)
+        while not re.search(pattern.encode(), seen):
+            left = deadline - time.monotonic()
+            assert left > 0, f"no {pattern!r} on stderr within {timeout} s: {seen!r}"
+            if sel.select(left):
+                chunk = os.read(fd, 65536)
+                assert chunk, f"stderr closed before {pattern!r}: {seen!r}"
+                seen += chunk
+    return seen
+
+
+def _finish(proc: subprocess.Popen, seen: bytes) -> tuple[int, str]:
+    """Wait for ``proc`` (60 s at most); its exit status and its whole stderr."""
+    _, rest = proc.communicate(timeout=60)
+    return proc.returncode, (seen + rest).decode()
+
+
+def _messages(stderr: str) -> list[str]:
+    """The lines of stderr that are not progress lines."""
+    return [line for line in stderr.splitlines() if line and not line.startswith("simcore run.nc:")]
+
+
+def test_ctrl_c_checkpoints_and_the_same_command_resumes_bit_identically(
+    tmp_path: Path, write_config
+) -> None:
+    """A real SIGINT while the job steps: exit status 130, one line, no traceback, no run
+    file, a checkpoint although checkpoint_interval (300 s) has not elapsed; rerunning the
+    command resumes from it to the run file of an uninterrupted run."""
+    from conftest import assert_same_run_files, run_and_load
+
+    from simcore.config import validate_run_config
+    from simcore.io.checkpoint import checkpoint_path
+
+    cfg = _long_config()
+    run_and_load(validate_run_config(dict(cfg)), tmp_path / "reference.nc")
+    job = write_config(cfg)
+    out = tmp_path / "run.nc"
+    proc = _start("run", job, "--out", out)
+    seen = _wait_for_stderr(proc, r"simcore run\.nc: \d+% \(sample 1/2")  # stepping
+    proc.send_signal(signal.SIGINT)
+    status, stderr = _finish(proc, seen)
+    assert status == KILLED_BY_SIGINT, stderr
+    assert "Traceback" not in stderr
+    lines = _messages(stderr)
+    assert len(lines) == 1, stderr
+    last = lines[0]
+    assert re.fullmatch(
+        r"simcore: interrupted \(sample \d/2, t = \d+ MCS\); checkpoint run\.nc\.ckpt "
+        r"written; run the same command to resume",
+        last,
+    ), last
+    assert not out.exists() and checkpoint_path(out).exists()
+    assert not list(tmp_path.glob(".*tmp"))
+    resumed = run_simcore("run", job, "--out", out)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resuming from checkpoint" in resumed.stderr
+    assert not checkpoint_path(out).exists()
+    assert_same_run_files(out, tmp_path / "reference.nc")
+
+
+def test_a_second_ctrl_c_stops_at_once(tmp_path: Path, write_config) -> None:
+    """Two SIGINTs in a row while the job steps: exit status 130, one line besides the
+    progress lines, no traceback, no run file and no half-written checkpoint (a
+    checkpoint, if the first Ctrl-C got to write one before the second came, is whole)."""
+    from simcore.io.checkpoint import checkpoint_path, load_checkpoint
+
+    job = write_config(_long_config())
+    out = tmp_path / "run.nc"
+    proc = _start("run", job, "--out", out)
+    seen = _wait_for_stderr(proc, r"simcore run\.nc: \d+% \(sample 1/2")
+    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signal.SIGINT)
+    status, stderr = _finish(proc, seen)
+    assert status == KILLED_BY_SIGINT, stderr
+    assert "Traceback" not in stderr
+    lines = _messages(stderr)
+    assert len(lines) == 1 and lines[0].startswith("simcore: interrupted"), stderr
+    assert not out.exists()
+    assert not list(tmp_path.glob(".*tmp"))
+    if checkpoint_path(out).exists():
+        assert "config_hash" in load_checkpoint(checkpoint_path(out))
+
+
+def test_stop_request_defers_the_first_ctrl_c_and_not_the_second() -> None:
+    """In process: the first SIGINT only sets ``requested``, the second raises
+    KeyboardInterrupt, and the handler before is back afterwards."""
+    from simcore.interrupt import StopRequest
+
+    before = signal.getsignal(signal.SIGINT)
+    with StopRequest() as stop:
+        assert not stop.requested
+        signal.raise_signal(signal.SIGINT)
+        assert stop.requested
+        with pytest.raises(KeyboardInterrupt):
+            signal.raise_signal(signal.SIGINT)
+    assert signal.getsignal(signal.SIGINT) is before
+
+
+def _interrupt_while_reading(
+    args: list[str | Path], fifo: Path, group: bool = False
+) -> tuple[int, str, str]:
+    """Run ``args`` (a command that reads the named pipe ``fifo``) and send it SIGINT while
+    it waits for the pipe's data (``group``: to its whole process group, as a terminal's
+    Ctrl-C does); its exit status, stdout and stderr."""
+    os.mkfifo(fifo)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        list(map(str, args)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        start_new_session=group,
+    )
+    deadline = time.monotonic() + 120
+    while True:  # a writer can open the pipe without blocking once the command has it open
+        try:
+            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            break
+        except OSError as exc:
+            assert exc.errno == errno.ENXIO, exc
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "the command never opened the pipe"
+            time.sleep(0.01)
+    try:
+        if group:
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        os.close(fd)
+    return proc.returncode, out.decode(), err.decode()
+
+
+@pytest.mark.parametrize("command", ["status", "run"])
+def test_ctrl_c_in_other_commands_is_one_line_and_130(tmp_path: Path, command: str) -> None:
+    """Ctrl-C while simcore reads a file (a named pipe nobody writes to): one line, exit
+    status 130, no traceback.  Every subcommand shares this handling (simcore.cli.main)."""
+    fifo = tmp_path / "input.yaml"
+    results = tmp_path / "results" / "c"
+    (results / "runs").mkdir(parents=True)
+    args = {
+        "status": ["status", results, "--config", fifo],
+        "run": ["run", fifo, "--out", tmp_path / "run.nc"],
+    }[command]
+    status, _, stderr = _interrupt_while_reading([sys.executable, "-m", "simcore.cli", *args], fifo)
+    assert status == KILLED_BY_SIGINT, stderr
+    assert stderr.strip().splitlines() == ["simcore: interrupted"], stderr
+    assert not (tmp_path / "run.nc").exists()
+
+
+def test_ctrl_c_in_an_analysis_cli_is_one_line_and_130(tmp_path: Path) -> None:
+    """The analysis CLIs share simcore.interrupt.run_main: Ctrl-C while the paper-figure
+    CLI reads its benchmark table (a named pipe)."""
+    from simcore.models import registry
+
+    figure = next(n for n, (_, fig) in registry.paper_figures().items() if len(fig.bench) == 1)
+    fifo = tmp_path / "table.csv"
+    args = [sys.executable, "-m", "analysis.papers", figure, "--out-dir", tmp_path / "f", fifo]
+    status, _, stderr = _interrupt_while_reading(args, fifo)
+    assert status == KILLED_BY_SIGINT, stderr
+    assert stderr.strip().splitlines() == ["python -m analysis.papers: interrupted"], stderr
+    assert not (tmp_path / "f").exists() or not any((tmp_path / "f").iterdir())
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_ctrl_c_stops_the_shell_script_that_ran_the_command(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT to the process group) of a bash script running simcore: simcore
+    prints its one line and ends by SIGINT, so bash stops the script too instead of going
+    on with the next command (as it would after a plain exit status 130)."""
+    fifo = tmp_path / "campaign.yaml"
+    results = tmp_path / "results" / "c"
+    (results / "runs").mkdir(parents=True)
+    script = '"$@"; echo "went on after status $?"'
+    args = ["bash", "-c", script, "bash", sys.executable, "-m", "simcore.cli", "status", results,
+            "--config", fifo]  # fmt: skip
+    status, stdout, stderr = _interrupt_while_reading(args, fifo, group=True)
+    assert stderr.strip().splitlines() == ["simcore: interrupted"], stderr
+    assert "went on" not in stdout
+    assert status == KILLED_BY_SIGINT
