@@ -308,3 +308,112 @@ def test_ctrl_c_stops_the_shell_script_that_ran_the_command(tmp_path: Path) -> N
     assert stderr.strip().splitlines() == ["simcore: interrupted"], stderr
     assert "went on" not in stdout
     assert status == KILLED_BY_SIGINT
+
+
+# --------------------------------------------------------- bad campaigns through snakemake
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _campaign(**changes) -> dict:
+    """A valid one-point campaign, with ``changes`` (a point's key as ``point_KEY``)."""
+    point = {"dim": 1, "L": 32, "t_max": 10}
+    for key in [k for k in changes if k.startswith("point_")]:
+        point[key.removeprefix("point_")] = changes.pop(key)
+    return {"campaign": "bad", "seed": 1, "model": "kpz", "points": [point], **changes}
+
+
+#: case -> (campaign, the message after "campaign config bad.yaml: ", as a regex)
+BAD_CAMPAIGNS = {
+    "campaign-wide typo": (
+        _campaign(samles=4),
+        r"samles: unknown key \(did you mean 'samples'\?\) \(value: 4; .*",
+    ),
+    "L negative": (
+        _campaign(point_L=-1024),
+        r"points\[0\]\.L: -1024: must be a power of two >= 32 \(dim 1\)",
+    ),
+    "p + q > 1": (
+        _campaign(point_p=0.7, point_q=0.5),
+        r"points\[0\]\.q: 0\.5: p \+ q = 1\.2 must not exceed 1",
+    ),
+    "point typo": (
+        _campaign(point_Lx=64),
+        r"points\[0\]\.Lx: unknown key of model kpz \(did you mean 'L'\?\) \(value: 64; .*",
+    ),
+    "wrong type": (
+        _campaign(samples="many"),
+        r"samples: 'many': must be an integer >= 1",
+    ),
+    "wrong type in a point": (
+        _campaign(point_samples="many"),
+        r"points\[0\]\.samples: 'many': must be an integer >= 1",
+    ),
+    "unknown model": (
+        _campaign(model="kzp"),
+        r"model: 'kzp': unknown model; known: .*\(did you mean 'kpz'\?\)",
+    ),
+    "schema: one of": (
+        _campaign(paper_figures=[{"figure": "x", "selct": {"L": 32}}]),
+        r"paper_figures\[0\]\.selct: \{'L': 32\}: unknown key \(did you mean 'select'\?\).*",
+    ),
+}
+
+
+def _snakemake(workdir: Path, *args: str | Path) -> subprocess.CompletedProcess:
+    """``snakemake ARGS`` on the repository's Snakefile, in ``workdir``."""
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", ROOT / "Snakefile",
+           "--directory", workdir, *args]  # fmt: skip
+    return subprocess.run(
+        list(map(str, cmd)), cwd=workdir, capture_output=True, text=True, timeout=300
+    )
+
+
+def _said(proc: subprocess.CompletedProcess) -> list[str]:
+    """The non-empty lines of a command's stdout and stderr."""
+    return [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
+
+
+@pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
+@pytest.mark.parametrize("case", sorted(BAD_CAMPAIGNS))
+def test_bad_campaign_through_snakemake_is_one_line(tmp_path: Path, case: str) -> None:
+    """`snakemake -n --configfile bad.yaml`: exit status 2 and one line naming the file,
+    the entry, its value and the rule (no traceback, no schema dump), nothing written;
+    `simcore status --config bad.yaml` says the same."""
+    cfg, expected = BAD_CAMPAIGNS[case]
+    (tmp_path / "bad.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    proc = _snakemake(tmp_path, "-n", "--configfile", tmp_path / "bad.yaml")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = _said(proc)
+    assert len(lines) == 1, lines
+    prefix = "simcore: error: campaign config bad.yaml: "
+    assert lines[0].startswith(prefix), lines[0]
+    assert re.fullmatch(expected, lines[0].removeprefix(prefix)), lines[0]
+    assert not (tmp_path / "results").exists()
+    (tmp_path / "results" / "bad" / "runs").mkdir(parents=True)
+    status = run_simcore("status", "results/bad", "--config", "bad.yaml", cwd=tmp_path)
+    assert status.returncode == 2
+    assert status.stderr.splitlines() == lines and status.stdout == ""
+
+
+@pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
+def test_a_bad_key_given_with_config_names_it(tmp_path: Path) -> None:
+    """A value from `--config KEY=VALUE` is named as coming from there too."""
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(_campaign()))
+    proc = _snakemake(tmp_path, "-n", "--configfile", tmp_path / "c.yaml", "--config", "seed=-3")
+    assert proc.returncode == 2
+    assert "simcore: error: campaign config c.yaml + --config: seed: -3: must be >= 0" in _said(
+        proc
+    )
+    assert len(_said(proc)) <= 2  # Snakemake says that --config extends the file
+
+
+@pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
+def test_a_missing_configfile_fails_before_the_snakefile(tmp_path: Path) -> None:
+    """Snakemake reads `--configfile` before the Snakefile runs, so simcore cannot word
+    this error: snakemake 9 shows its own traceback, whose last line names the file (see
+    README).  What holds: it fails, names the file and writes nothing."""
+    proc = _snakemake(tmp_path, "-n", "--configfile", tmp_path / "nope.yaml")
+    assert proc.returncode != 0
+    assert "nope.yaml" in _said(proc)[-1]
+    assert not (tmp_path / "results").exists()

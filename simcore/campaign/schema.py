@@ -14,7 +14,7 @@ import yaml
 
 from simcore.checks import closest
 
-#: The JSON schema of a campaign file (package data; the Snakefile validates with it too).
+#: The JSON schema of a campaign file (package data; :func:`validate_config` checks with it).
 SCHEMA_PATH = Path(__file__).with_name("config.schema.yaml")
 
 
