@@ -67,7 +67,9 @@ def _parser(with_kernels: bool) -> argparse.ArgumentParser:
     status.add_argument(
         "--config",
         metavar="CAMPAIGN.yaml",
-        help="the campaign file, for the planned runs (default: the jobs started so far)",
+        help="the campaign file, for the planned runs (default: the jobs started so far); "
+        "runs that do not fit the plan (other points, blocks or job configs) are not counted "
+        "but reported, one warning line per kind",
     )
 
     models = sub.add_parser(
@@ -175,7 +177,10 @@ def _main(argv: list[str]) -> int:
                 raise ConfigError(
                     "results", args.results, "no runs/ or jobs/ inside: give results/<campaign>"
                 )
-            print(format_status(campaign_status(results, args.config)), end="")
+            status = campaign_status(results, args.config)
+            print(format_status(status.rows), end="")
+            for line in status.warnings:
+                print(f"simcore: warning: {line}", file=sys.stderr)
             return 0
         if args.command == "models":
             print(_models(args.name, args.figures), end="")
