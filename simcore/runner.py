@@ -56,14 +56,23 @@ def _run(
     bar = Progress(f"simcore {cfg.get('point') or out.name}", enabled=progress)
     wall_before = 0.0
     if ckpt.exists():
-        saved = load_checkpoint(ckpt)
-        if str(saved.pop("config_hash")) != chash:
+        try:
+            saved = load_checkpoint(ckpt)
+            saved_hash, saved_wall = saved.pop("config_hash"), saved.pop("wall_seconds")
+        except Exception as exc:  # noqa: BLE001 - truncated, not npz, not ours: all alike
+            raise ConfigError(
+                "--out",
+                str(out),
+                f"checkpoint {ckpt} cannot be read (truncated or not a checkpoint: "
+                f"{type(exc).__name__}); delete it to start afresh",
+            ) from None
+        if str(saved_hash) != chash:
             raise ConfigError(
                 "--out",
                 str(out),
                 f"checkpoint {ckpt} was written for another config; delete it to start afresh",
             )
-        wall_before = float(saved.pop("wall_seconds"))
+        wall_before = float(saved_wall)
         state = sim.from_host({k: (int(v) if v.ndim == 0 else v) for k, v in saved.items()})
         bar.message(f"resuming from checkpoint ({sim.describe(state)})")
     else:

@@ -94,6 +94,22 @@ def test_status_with_a_malformed_campaign_file(tmp_path: Path) -> None:
         assert all(word in lines[0] for word in words), lines[0]
 
 
+def test_run_with_an_unreadable_checkpoint(tmp_path: Path) -> None:
+    """A checkpoint beside --out that is not one (truncated, another file): one line
+    naming it, exit status 2, no run file, and the file left for the user to look at."""
+    path = tmp_path / "job.yaml"
+    path.write_text(yaml.safe_dump(small_config(t_max=5, waiting_times=[2])))
+    ckpt = tmp_path / "run.nc.ckpt"
+    for content in (b"garbage\n", _png()):
+        ckpt.write_bytes(content)
+        res = run_simcore("run", path, "--out", tmp_path / "run.nc", "--quiet")
+        assert res.returncode == 2, res.stderr
+        lines = res.stderr.strip().splitlines()
+        assert len(lines) == 1 and f"checkpoint {ckpt} cannot be read" in lines[0], lines
+        assert "delete it to start afresh" in lines[0]
+        assert not (tmp_path / "run.nc").exists() and ckpt.read_bytes() == content
+
+
 def test_a_valid_config_still_runs(tmp_path: Path) -> None:
     """The stricter reading accepts what it accepted before (the control of the above)."""
     path = tmp_path / "job.yaml"
