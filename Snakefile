@@ -10,9 +10,7 @@ single keys of whichever campaign is loaded.  See ARCHITECTURE.md for the data f
 workflow/rules/*.smk for the rules.
 """
 
-from snakemake.utils import min_version, validate
-
-from simcore.campaign import SCHEMA_PATH
+from snakemake.utils import min_version
 
 min_version("9.0")
 
@@ -23,9 +21,9 @@ if not workflow.overwrite_configfiles:
     configfile: f"{workflow.basedir}/config/config.yaml"
 
 
-# The campaign-wide keys (the schema ships with simcore); fills the documented defaults.
-# The keys of the points are checked against the model's spec by simcore.campaign.
-validate(config, str(SCHEMA_PATH))
+# The campaign is validated (the campaign-wide keys against simcore's schema, the points
+# by the model's spec) and planned by simcore.campaign in workflow/rules/common.smk; a
+# bad one stops there with one line and exit status 2.
 
 
 report: "workflow/report/workflow.rst"

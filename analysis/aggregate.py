@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from simcore.interrupt import run_main
 from simcore.io.dataset import write_dataset
 
 #: Attributes that must be equal in all runs of a point, besides those its run files list
@@ -246,4 +247,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main, "python -m analysis.aggregate")

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from collections.abc import Sequence
 
 import xarray as xr
 
 from analysis.dispatch import analysis_module, fail, one_line
+from simcore.interrupt import run_main
 from simcore.io.dataset import write_dataset
 
 __all__ = ["main"]
@@ -73,4 +73,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main, "python -m analysis.analyze")

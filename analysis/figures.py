@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -24,6 +23,7 @@ import matplotlib
 
 from analysis.dispatch import analysis_module, fail
 from analysis.plotting import load_datasets, source_of
+from simcore.interrupt import run_main
 
 __all__ = ["main", "make_figures"]
 
@@ -69,4 +69,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main, "python -m analysis.figures")

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import inspect
 import os
-import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,7 @@ import yaml
 from analysis.dispatch import fail, import_function, one_line
 from analysis.plotting import save_figure
 from simcore.checks import closest
+from simcore.interrupt import run_main
 from simcore.models import registry
 
 __all__ = ["main", "make_figure", "parse_options"]
@@ -156,4 +156,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main, "python -m analysis.papers")

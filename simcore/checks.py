@@ -21,6 +21,15 @@ class ConfigError(ValueError):
         super().__init__(f"config key '{key}' = {value!r}: {reason}")
 
 
+class ConfigFileError(ConfigError):
+    """A config file that cannot be read as a YAML mapping; ``str()`` is one line naming
+    the file and what is wrong with it (``key`` is ``'<file>'``, ``value`` the path)."""
+
+    def __init__(self, path: str, reason: str):
+        self.key, self.value, self.reason = "<file>", path, reason
+        ValueError.__init__(self, f"{path}: {reason}")
+
+
 def closest(word: str, known: Iterable[str]) -> str:
     """`` (did you mean 'x'?)`` for the known word closest to a typo, else ``''``."""
     match = difflib.get_close_matches(str(word), list(known), n=1, cutoff=0.6)

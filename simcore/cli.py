@@ -8,6 +8,7 @@ import argparse
 import sys
 
 from simcore.checks import ConfigError
+from simcore.interrupt import EXIT_INTERRUPTED, exit_interrupted, interrupted
 
 EXAMPLE_CONFIG = """example run config (YAML; `simcore models NAME` lists a model's keys):
   model: kpz          # octahedron model (dim 2) / single-step model (dim 1)
@@ -39,8 +40,9 @@ def _parser(with_kernels: bool) -> argparse.ArgumentParser:
         help="run one job (a block of samples) and write a netCDF file",
         description="Run the job described by CONFIG and write its dataset to --out. "
         "A checkpoint OUT.ckpt is written during long runs; rerunning the same "
-        "command resumes from it bit-identically. Exit status: 0 done, 2 bad "
-        "input, 3 stopped by --max-wall with a checkpoint.",
+        "command resumes from it bit-identically. Ctrl-C stops after the current step "
+        "with a checkpoint (a second Ctrl-C stops at once). Exit status: 0 done, 2 bad "
+        "input, 3 stopped by --max-wall with a checkpoint, 130 interrupted.",
         epilog=EXAMPLE_CONFIG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -65,7 +67,9 @@ def _parser(with_kernels: bool) -> argparse.ArgumentParser:
     status.add_argument(
         "--config",
         metavar="CAMPAIGN.yaml",
-        help="the campaign file, for the planned runs (default: the jobs started so far)",
+        help="the campaign file, for the planned runs (default: the jobs started so far); "
+        "runs that do not fit the plan (other points, blocks or job configs) are not counted "
+        "but reported, one warning line per kind",
     )
 
     models = sub.add_parser(
@@ -133,8 +137,25 @@ def _command(argv: list[str]) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``simcore`` command."""
-    argv = sys.argv[1:] if argv is None else list(argv)
+    """Entry point of the ``simcore`` command: the exit status (0 done, 2 bad input with
+    one line on stderr, 3 a run stopped by ``--max-wall``, 130 Ctrl-C with one line).
+
+    Called as the console script (``argv`` None), Ctrl-C ends the process by SIGINT after
+    its one line (:func:`simcore.interrupt.exit_interrupted`: a shell sees status 130 and
+    a loop that ran the command stops); called with ``argv``, it returns 130.
+    """
+    console = argv is None
+    try:
+        status = _main(sys.argv[1:] if console else list(argv))
+    except KeyboardInterrupt:
+        status = interrupted("simcore")
+    if console and status == EXIT_INTERRUPTED:
+        exit_interrupted()
+    return status
+
+
+def _main(argv: list[str]) -> int:
+    """:func:`main` without the handling of Ctrl-C."""
     from simcore.campaign import CampaignError
     from simcore.models.registry import RegistryError
 
@@ -156,7 +177,10 @@ def main(argv: list[str] | None = None) -> int:
                 raise ConfigError(
                     "results", args.results, "no runs/ or jobs/ inside: give results/<campaign>"
                 )
-            print(format_status(campaign_status(results, args.config)), end="")
+            status = campaign_status(results, args.config)
+            print(format_status(status.rows), end="")
+            for line in status.warnings:
+                print(f"simcore: warning: {line}", file=sys.stderr)
             return 0
         if args.command == "models":
             print(_models(args.name, args.figures), end="")

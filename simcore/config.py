@@ -16,11 +16,26 @@ from typing import Any
 
 import yaml
 
-from simcore.checks import ConfigError, check_choice, check_int, check_string, closest
+from simcore.checks import (
+    ConfigError,
+    ConfigFileError,
+    check_choice,
+    check_int,
+    check_string,
+    closest,
+)
 from simcore.models import registry
 from simcore.models.spec import REQUIRED, Key, ModelSpec
 
-__all__ = ["COMMON_KEYS", "ConfigError", "config_hash", "load_run_config", "validate_run_config"]
+__all__ = [
+    "COMMON_KEYS",
+    "ConfigError",
+    "ConfigFileError",
+    "config_hash",
+    "load_run_config",
+    "read_yaml_mapping",
+    "validate_run_config",
+]
 
 BACKENDS = ("cpu", "gpu")
 
@@ -110,19 +125,53 @@ def validate_run_config(raw: Any) -> dict:
     return cfg
 
 
-def load_run_config(path: str | Path) -> dict:
-    """Read and validate a YAML run config."""
-    path = Path(path)
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """One line saying where and why a YAML text does not parse."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return f"not valid YAML{where}: {problem}"
+
+
+def read_yaml_mapping(path: str | Path, what: str = "a run config") -> dict:
+    """The YAML mapping in the file ``path``; raises :class:`ConfigFileError`.
+
+    Every way a file can fail to be a config (missing, a directory, unreadable, binary,
+    empty, a YAML syntax error, a list or a scalar at the top) is one line naming the file,
+    so ``simcore run`` and ``simcore status --config`` never show a traceback for them.
+    ``what`` names what the file should hold, for the message.
+    """
+    name = str(path)
     try:
-        text = path.read_text()
+        data = Path(path).read_bytes()
     except OSError as exc:
-        raise ConfigError("<file>", str(path), f"cannot read: {exc.strerror}") from None
+        raise ConfigFileError(name, f"cannot read: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigFileError(
+            name,
+            f"not a text file (byte 0x{data[exc.start]:02x} at offset {exc.start} is not "
+            f"UTF-8); {what} is a YAML text file",
+        ) from None
     try:
         raw = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        first = str(exc).splitlines()[0]
-        raise ConfigError("<file>", str(path), f"not valid YAML: {first}") from None
-    return validate_run_config(raw)
+        raise ConfigFileError(name, _yaml_problem(exc)) from None
+    if raw is None:
+        raise ConfigFileError(name, f"is empty; {what} is a YAML mapping of keys to values")
+    if not isinstance(raw, dict):
+        kinds = {list: "a list", str: "a string", bool: "a boolean", int: "a number"}
+        kind = kinds.get(type(raw), "a number" if isinstance(raw, float) else "a scalar")
+        raise ConfigFileError(
+            name, f"holds {kind} where {what} needs a YAML mapping of keys to values"
+        )
+    return raw
+
+
+def load_run_config(path: str | Path) -> dict:
+    """Read and validate a YAML run config (one-line :class:`ConfigError` if it is bad)."""
+    return validate_run_config(read_yaml_mapping(path))
 
 
 def config_hash(cfg: dict) -> str:

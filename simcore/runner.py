@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
+from simcore import interrupt
 from simcore.config import ConfigError, config_hash
 from simcore.io.atomic import check_writable
 from simcore.io.checkpoint import checkpoint_path, load_checkpoint, save_checkpoint
@@ -16,6 +18,8 @@ from simcore.progress import Progress
 #: Exit statuses of ``simcore run`` (bad input, a ConfigError, is 2: see simcore.cli).
 EXIT_OK = 0
 EXIT_CHECKPOINTED = 3
+#: Stopped by Ctrl-C (SIGINT): 130, as shells report it.
+EXIT_INTERRUPTED = interrupt.EXIT_INTERRUPTED
 
 
 def run_job(
@@ -26,8 +30,22 @@ def run_job(
     ``EXIT_OK``: ``out`` written and the checkpoint removed.
     ``EXIT_CHECKPOINTED``: ``max_wall`` seconds passed; the state is in the
     checkpoint beside ``out`` and the same call resumes it bit-identically.
+    ``EXIT_INTERRUPTED``: Ctrl-C.  The step under way is finished, so the state is
+    consistent, and a checkpoint is written whenever a step was done since the start
+    (however recently the last periodic one was: no finished step is lost); the same
+    call resumes it bit-identically.  Nothing is written at ``out``.  A second Ctrl-C
+    raises :class:`KeyboardInterrupt` at once (the CLI turns it into one line, exit 130);
+    an older checkpoint is then left as it was.  A Ctrl-C while the finished run's file
+    is being written lets the write complete (``EXIT_OK``).
     """
-    out = Path(out)
+    with interrupt.StopRequest() as stop:
+        return _run(cfg, Path(out), max_wall, progress, stop)
+
+
+def _run(
+    cfg: dict, out: Path, max_wall: float | None, progress: bool, stop: interrupt.StopRequest
+) -> int:
+    """:func:`run_job` under a :class:`~simcore.interrupt.StopRequest`."""
     try:
         check_writable(out)
     except OSError as exc:
@@ -38,14 +56,23 @@ def run_job(
     bar = Progress(f"simcore {cfg.get('point') or out.name}", enabled=progress)
     wall_before = 0.0
     if ckpt.exists():
-        saved = load_checkpoint(ckpt)
-        if str(saved.pop("config_hash")) != chash:
+        try:
+            saved = load_checkpoint(ckpt)
+            saved_hash, saved_wall = saved.pop("config_hash"), saved.pop("wall_seconds")
+        except Exception as exc:  # noqa: BLE001 - truncated, not npz, not ours: all alike
+            raise ConfigError(
+                "--out",
+                str(out),
+                f"checkpoint {ckpt} cannot be read (truncated or not a checkpoint: "
+                f"{type(exc).__name__}); delete it to start afresh",
+            ) from None
+        if str(saved_hash) != chash:
             raise ConfigError(
                 "--out",
                 str(out),
                 f"checkpoint {ckpt} was written for another config; delete it to start afresh",
             )
-        wall_before = float(saved.pop("wall_seconds"))
+        wall_before = float(saved_wall)
         state = sim.from_host({k: (int(v) if v.ndim == 0 else v) for k, v in saved.items()})
         bar.message(f"resuming from checkpoint ({sim.describe(state)})")
     else:
@@ -53,14 +80,31 @@ def run_job(
     start = time.monotonic()
     last_ckpt = start
     interval = float(cfg["checkpoint_interval"])
+    steps = 0
 
     def save() -> None:
         wall = wall_before + time.monotonic() - start
         host = sim.to_host(state)
         save_checkpoint(ckpt, {**host, "config_hash": chash, "wall_seconds": wall})
 
+    def interrupted() -> int:
+        bar.close()
+        if steps:
+            save()
+            kept = f"checkpoint {ckpt.name} written"
+        elif ckpt.exists():
+            kept = f"checkpoint {ckpt.name} kept"
+        else:
+            kept = "nothing written"
+        resume = "; run the same command to resume" if ckpt.exists() else ""
+        print(f"simcore: interrupted ({sim.describe(state)}); {kept}{resume}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
     while not sim.done(state):
+        if stop.requested:
+            return interrupted()
         sim.step(state)
+        steps += 1
         bar.update(sim.fraction_done(state), sim.describe(state))
         now = time.monotonic()
         if sim.done(state):
@@ -76,6 +120,8 @@ def run_job(
         if now - last_ckpt >= interval:
             save()
             last_ckpt = now
+    if stop.requested:  # during the last step: keep its state, write no run file
+        return interrupted()
     bar.close()
     wall = wall_before + time.monotonic() - start
     ds = sim.to_dataset(state)

@@ -119,3 +119,79 @@ def test_status_counts_runs_samples_and_wall_time(tmp_path, write_config) -> Non
     assert row.split()[1:3] == ["1/2", "2/4"]
     bad = run_simcore("status", str(tmp_path))
     assert bad.returncode == 2 and "results" in bad.stderr
+
+
+def _run_campaign(root, cfg: dict) -> None:
+    """Every job of campaign ``cfg`` as the simulate rule runs it: its job file, then
+    `simcore run JOB --out RUN` (in process)."""
+    from simcore.campaign import job_config_yaml, load_campaign
+    from simcore.config import load_run_config
+    from simcore.runner import EXIT_OK, run_job
+
+    camp = load_campaign(cfg)
+    for point, block in camp.jobs():
+        job = root / "results" / camp.name / "jobs" / point / f"b{block}.yaml"
+        job.parent.mkdir(parents=True, exist_ok=True)
+        job.write_text(job_config_yaml(camp.job_config(point, block)))
+        run = root / "results" / camp.name / "runs" / point / f"b{block}.nc"
+        run.parent.mkdir(parents=True, exist_ok=True)
+        assert run_job(load_run_config(job), run, progress=False) == EXIT_OK
+
+
+def test_status_counts_against_the_campaign_in_force(tmp_path) -> None:
+    """`simcore status --config` after the campaign file changed: done is counted against
+    the plan in force (never more than planned), and each kind of run file that does not
+    fit the plan is one warning line (exit status 0)."""
+    camp = {"campaign": "c", "seed": 5, "model": "kpz", "t_max": 5, "samples": 4,
+            "samples_per_job": 2, "points": [{"dim": 1, "L": [32, 64]}]}  # fmt: skip
+    _run_campaign(tmp_path, camp)
+    p32, p64 = "kpz_d1_L32_p1_q0_sequential_cpu", "kpz_d1_L64_p1_q0_sequential_cpu"
+
+    def status(**changes) -> tuple[dict[str, list[str]], list[str]]:
+        conf = tmp_path / "campaign.yaml"
+        conf.write_text(yaml.safe_dump({**camp, **changes}))
+        res = run_simcore("status", "results/c", "--config", conf, cwd=tmp_path)
+        assert res.returncode == 0, res.stderr
+        table = [line.split() for line in res.stdout.splitlines()[2:] if line[:1] != "-"]
+        rows = {words[0]: words[1:3] for words in table}
+        warnings = res.stderr.splitlines()
+        assert all(w.startswith("simcore: warning: ") for w in warnings), warnings
+        return rows, warnings
+
+    rows, warnings = status()
+    assert rows == {p32: ["2/2", "4/4"], p64: ["2/2", "4/4"], "total": ["4/4", "8/8"]}
+    assert warnings == []
+    rows, warnings = status(samples=2)  # lowered: block 1 of each point is not planned
+    assert rows["total"] == ["2/2", "4/4"]
+    assert len(warnings) == 1
+    assert (
+        "2 run files (4 samples) beyond the blocks the campaign plans for 2 points" in (warnings[0])
+    )
+    assert "more samples done than planned" in warnings[0]
+    rows, warnings = status(samples=6)  # raised: the runs so far are still the plan's
+    assert rows[p32] == ["2/3", "4/6"] and rows["total"] == ["4/6", "8/12"]
+    assert warnings == []
+    rows, warnings = status(samples=3)  # the last block planned with 1 sample, run with 2
+    assert rows[p32] == ["1/2", "2/3"]
+    assert (
+        len(warnings) == 1
+        and "2 run files ran other job configs than the campaign" in (warnings[0])
+    )
+    assert (
+        f"(different samples), not counted; e.g. runs/{p32}/b1.nc: samples 2 (planned 1)"
+        in (warnings[0])
+    )
+    rows, warnings = status(t_max=6)
+    assert rows["total"] == ["0/4", "0/8"]
+    assert len(warnings) == 1 and "4 run files" in warnings[0]
+    assert "(different t_max)" in warnings[0] and "t_max 5 (planned 6)" in warnings[0]
+    rows, warnings = status(points=[{"dim": 1, "L": 32}])
+    assert set(rows) == {p32, "total"} and rows["total"] == ["2/2", "4/4"]
+    assert warnings == [
+        f"simcore: warning: 2 run files of 1 point not in the campaign, not counted: {p64}"
+    ]
+    rows, warnings = status(campaign="d")
+    assert rows["total"] == ["0/4", "0/8"]
+    assert len(warnings) == 2
+    assert "the campaign file is campaign 'd', the results folder is 'c'" in warnings[0]
+    assert "(different campaign, seed)" in warnings[1]

@@ -27,12 +27,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 from simcore.campaign.resources import estimate, resource_parameters
 from simcore.campaign.schema import CampaignError, load_schema, validate_config
-from simcore.checks import ConfigError, closest
-from simcore.config import validate_run_config
+from simcore.checks import ConfigError, ConfigFileError, closest
+from simcore.config import read_yaml_mapping, validate_run_config
 from simcore.models import registry
 from simcore.models.spec import Key, ModelSpec, PaperFigure
 from simcore.seeding import job_seed
@@ -377,18 +375,22 @@ def load_campaign(
     checked as a run config, unique point names, the paper figures and benchmark lines.
     """
     if isinstance(source, str | os.PathLike):
+        name = os.fspath(source)
         try:
-            with open(source, encoding="utf-8") as fh:
-                raw = yaml.safe_load(fh)
-        except OSError as exc:
-            raise CampaignError(f"{os.fspath(source)}: cannot read: {exc.strerror}") from None
-        except yaml.YAMLError as exc:
-            first = str(exc).splitlines()[0]
-            raise CampaignError(f"{os.fspath(source)}: not valid YAML: {first}") from None
-        if not isinstance(raw, dict):
-            raise CampaignError(f"{os.fspath(source)} is not a YAML mapping")
-    else:
-        raw = source
+            raw = read_yaml_mapping(source, "a campaign")
+        except ConfigFileError as exc:
+            raise CampaignError(exc.reason, name) from None
+        try:
+            return _load(raw, schema_path)
+        except CampaignError as exc:
+            raise exc.in_file(name) from None
+    return _load(source, schema_path)
+
+
+def _load(raw: Mapping[str, Any], schema_path: str | os.PathLike[str] | None) -> Campaign:
+    """:func:`load_campaign` of a campaign already read."""
+    if not isinstance(raw, Mapping):
+        raise CampaignError(f"{raw!r}: must be a mapping of keys to values")
     cfg = validate_config(raw, schema_path)
     try:
         spec = registry.get(cfg["model"])

@@ -2,13 +2,37 @@
 # All planning lives in simcore.campaign (pure Python, unit tested, no model named); this
 # file only exposes it to Snakemake.
 
+import os
 import re
+import sys
 
-from simcore.campaign import NAME_PATTERN, job_config_yaml, load_campaign
+from simcore.campaign import NAME_PATTERN, CampaignError, job_config_yaml, load_campaign
+from simcore.models.registry import RegistryError
 
-# Validated (the model's keys and checks, found through the registry: every point is a
-# valid run config) and expanded into points and blocks.
-CAMPAIGN = load_campaign(config)
+
+def _campaign_source():
+    """Where the config came from, as the user named it: the campaign file(s), and
+    ``--config`` when single keys were overridden on the command line."""
+    names = [os.path.relpath(f) for f in workflow.configfiles]
+    names = [n if not n.startswith("..") else os.path.abspath(n) for n in names]
+    if workflow.config_settings.config:
+        names.append("--config")
+    return " + ".join(names)
+
+
+# Validated (the campaign-wide keys against simcore's schema, then the model's keys and
+# checks, found through the registry: every point is a valid run config) and expanded
+# into points and blocks.  A bad campaign is one line naming the file, the entry, its
+# value and the rule, and exit status 2: SystemExit is the one exception Snakemake lets
+# through without its own traceback.
+try:
+    CAMPAIGN = load_campaign(config)
+except CampaignError as exc:
+    print(f"simcore: error: {exc.in_file(_campaign_source())}", file=sys.stderr)
+    raise SystemExit(2) from None
+except RegistryError as exc:
+    print(f"simcore: error: {exc}", file=sys.stderr)
+    raise SystemExit(2) from None
 
 #: The campaign figures of its model (the model's spec says which, and its analysis
 #: module draws them).

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from simcore.checks import ConfigError, check_int, check_pair, check_probability
+from simcore.checks import ConfigError, check_pair, check_probability
 from simcore.models.kpz.geometry import (
     all_schemes,
     geometry_from_config,
@@ -85,9 +85,9 @@ class KPZSpec(ModelSpec):
     def validate(self, cfg: dict[str, Any]) -> None:
         """Size, probabilities, waiting times, scheme and decomposition."""
         dim = cfg["dim"]
-        L = check_int(cfg, "L", lo=MIN_L[dim])
-        if L & (L - 1):
-            raise ConfigError("L", L, "must be a power of two")
+        L = cfg["L"]
+        if isinstance(L, bool) or not isinstance(L, int) or L < MIN_L[dim] or L & (L - 1):
+            raise ConfigError("L", L, f"must be a power of two >= {MIN_L[dim]} (dim {dim})")
         if L**dim > 2**32:
             raise ConfigError("L", L, f"L^{dim} must not exceed 2^32 sites")
         p, q = check_probability(cfg, "p"), check_probability(cfg, "q")
