@@ -19,7 +19,7 @@ Campaign figures (:func:`make_figures`; names and captions are the ea3d spec's
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import partial
 from pathlib import Path
 
@@ -156,13 +156,18 @@ def plot_observable(datasets: Sequence[xr.Dataset], var: str, ylabel: str) -> Fi
     return fig
 
 
-def make_figures(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]) -> list[Path]:
+def make_figures(
+    analyses: Sequence[xr.Dataset],
+    out_dir: str | os.PathLike[str],
+    names: Collection[str] | None = None,
+) -> list[Path]:
     """Write the campaign figures of ea3d analyses into ``out_dir``, PNG and PDF each: those
-    the ea3d spec's ``campaign_figures`` names, in its order.  Returns the written paths."""
+    the ea3d spec's ``campaign_figures`` names, in its order (only ``names``, if given).
+    Returns the written paths."""
     needed = [v for var, _ in _FIGURES.values() for v in (var, _error_of(var))]
     require_variables(analyses, needed, "an ea3d analysis dataset")
     drawings = {
         name: partial(plot_observable, var=var, ylabel=ylabel)
         for name, (var, ylabel) in _FIGURES.items()
     }
-    return save_campaign_figures(MODEL, analyses, out_dir, drawings)
+    return save_campaign_figures(MODEL, analyses, out_dir, drawings, names=names)

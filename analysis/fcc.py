@@ -29,7 +29,7 @@ panel per point).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 
 import matplotlib
@@ -325,12 +325,17 @@ _FIGURES: dict[str, Callable[[Sequence[xr.Dataset]], Figure]] = {
 }
 
 
-def make_figures(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]) -> list[Path]:
+def make_figures(
+    analyses: Sequence[xr.Dataset],
+    out_dir: str | os.PathLike[str],
+    names: Collection[str] | None = None,
+) -> list[Path]:
     """Write the campaign figures of fcc analyses into ``out_dir``, PNG and PDF each: those
-    the fcc spec's ``campaign_figures`` names, in its order.  Returns the written paths.
+    the fcc spec's ``campaign_figures`` names, in its order (only ``names``, if given).
+    Returns the written paths.
 
     Raises ``ValueError`` naming the file for an input that is not an fcc analysis.
     """
     needed = ("domain_size_mean", "x_eff", "structure_factor_mean")
     require_variables(analyses, needed, "an fcc analysis dataset")
-    return save_campaign_figures(MODEL, analyses, out_dir, _FIGURES)
+    return save_campaign_figures(MODEL, analyses, out_dir, _FIGURES, names=names)

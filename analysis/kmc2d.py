@@ -32,7 +32,7 @@ points whose analysis holds its variable.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -289,10 +289,15 @@ _SHOWN_BY = {
 }
 
 
-def make_figures(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]) -> list[Path]:
+def make_figures(
+    analyses: Sequence[xr.Dataset],
+    out_dir: str | os.PathLike[str],
+    names: Collection[str] | None = None,
+) -> list[Path]:
     """Write the campaign figures of kmc2d analyses into ``out_dir``, PNG and PDF each: those
     the kmc2d spec's ``campaign_figures`` names for the analyses' rate models, in its
-    order, each from the points whose analysis holds its variable.  Returns the paths."""
+    order (only ``names``, if given), each from the points whose analysis holds its
+    variable.  Returns the paths."""
 
     def shown(name: str) -> list[xr.Dataset]:
         chosen = [d for d in analyses if _SHOWN_BY[name] in d.variables]
@@ -301,4 +306,4 @@ def make_figures(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]
         return chosen
 
     points = [{**d.attrs, "rates": rates_of(d)} for d in analyses]
-    return save_campaign_figures(MODEL, analyses, out_dir, _FIGURES, shown, points)
+    return save_campaign_figures(MODEL, analyses, out_dir, _FIGURES, shown, points, names=names)

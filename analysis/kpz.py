@@ -26,7 +26,7 @@ the analysis records the reference of its dimension, the figures draw it, and
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -581,11 +581,16 @@ _FIGURES: dict[str, Callable[[Sequence[xr.Dataset]], Figure]] = {
 }
 
 
-def make_figures(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]) -> list[Path]:
+def make_figures(
+    analyses: Sequence[xr.Dataset],
+    out_dir: str | os.PathLike[str],
+    names: Collection[str] | None = None,
+) -> list[Path]:
     """Write the campaign figures of kpz analyses into ``out_dir``, PNG and PDF each: those
-    the kpz spec's ``campaign_figures`` names, in its order.  Returns the written paths.
+    the kpz spec's ``campaign_figures`` names, in its order (only ``names``, if given).
+    Returns the written paths.
 
     Raises ``ValueError`` naming the file for an input that is not a kpz analysis.
     """
     require_variables(analyses, FIGURE_VARIABLES, WHAT)
-    return save_campaign_figures(MODEL, analyses, out_dir, _FIGURES)
+    return save_campaign_figures(MODEL, analyses, out_dir, _FIGURES, names=names)

@@ -19,33 +19,33 @@ rule analyze:
         "python -m analysis.analyze {input:q} --out {output:q} > {log:q} 2>&1"
 
 
-rule figures:
-    """The campaign figures, every point in each (the model's spec names them, its
-    analysis module draws them)."""
+rule figure:
+    """One campaign figure, every point in it: the model's spec names the figures and says
+    what each shows (its report caption), its analysis module draws them.  One job per
+    figure, so that `snakemake --report` gives each figure its own caption."""
     input:
         campaign_analyses,
     output:
         report(
-            expand(
-                "results/{{campaign}}/figures/{name}.{ext}",
-                name=FIGURE_NAMES,
-                ext=FIGURE_FORMATS,
-            ),
+            expand("results/{{campaign}}/figures/{{name}}.{ext}", ext=FIGURE_FORMATS),
             caption="../report/figure.rst",
             category="Campaign figures",
         ),
     log:
-        "results/{campaign}/logs/figures.log",
+        "results/{campaign}/logs/figure_{name}.log",
+    wildcard_constraints:
+        name="|".join(re.escape(name) for name in FIGURE_NAMES) or "(?!)",
     params:
         out_dir=lambda wildcards: f"results/{wildcards.campaign}/figures",
-        summary=figure_summary,
+        caption=figure_caption,
     resources:
         runtime=30,
         mem_mb=lambda wildcards, input: 2048 + 3 * int(input.size_mb),
     conda:
         "../envs/simcore.yaml"
     shell:
-        "python -m analysis.figures --out-dir {params.out_dir:q} {input:q} > {log:q} 2>&1"
+        "python -m analysis.figures --out-dir {params.out_dir:q} --figure {wildcards.name:q} "
+        "{input:q} > {log:q} 2>&1"
 
 
 rule paper_figure:
@@ -57,7 +57,7 @@ rule paper_figure:
     output:
         report(
             expand("results/{{campaign}}/figures/paper_{{fig}}.{ext}", ext=FIGURE_FORMATS),
-            caption="../report/figure.rst",
+            caption="../report/paper_figure.rst",
             category="Paper comparisons",
         ),
     log:

@@ -127,7 +127,7 @@ def paper_figure_summary(wildcards):
     return f"{title} {CAMPAIGN.summary(CAMPAIGN.figure_points(fig.name))}"
 
 
-def figure_summary(wildcards, output):
-    """Report caption of the campaign figures: what each shows, and the campaign's points."""
-    shown = "; ".join(f"{name}: {text}" for name, text in CAMPAIGN.figures.items())
-    return f"{shown}. {CAMPAIGN.summary()}"
+def figure_caption(wildcards):
+    """Report caption of one campaign figure: what it shows (the model's spec says), and
+    the campaign's points."""
+    return f"{CAMPAIGN.figures[wildcards.name]} {CAMPAIGN.summary()}"

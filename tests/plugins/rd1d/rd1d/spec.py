@@ -38,7 +38,10 @@ class RD1DSpec(ModelSpec):
 
     def campaign_figures(self, points: Sequence[Mapping[str, Any]]) -> dict[str, str]:
         """W^2(t) against the exact result."""
-        return {"W2": "squared surface width W^2(t) with the exact t (1 - 1/L)"}
+        return {
+            "W2": "Squared surface width W^2(t) of every point with jackknife errors, the "
+            "exact t (1 - 1/L) dashed."
+        }
 
     def simulation(self, cfg: dict[str, Any]) -> Simulation:
         """The CPU job."""
