@@ -79,7 +79,13 @@ rule paper_figure:
 
 rule benchmark:
     """The campaign's `benchmarks` lines of one `simcore bench` kernel that a paper figure
-    draws (its defaults where no line names it), one CSV row per measurement."""
+    draws (its defaults where no line names it), one CSV row per measurement.
+
+    It has the machine to itself, or it would time the simulate jobs beside it as well:
+    it takes every core Snakemake may use (`all_cores`), so no other job runs while it
+    does (every job takes at least one core), and Snakemake caps threads at --cores, so it
+    never waits for more cores than there are.  Under the Slurm profile it gets a whole
+    node instead (set-resources: `slurm_extra: --exclusive`)."""
     output:
         "results/{campaign}/bench/{kernel}.csv",
     log:
@@ -88,6 +94,7 @@ rule benchmark:
         kernel="|".join(re.escape(k) for k in CAMPAIGN.bench_kernels) or "(?!)",
     params:
         lines=lambda wildcards: CAMPAIGN.bench_lines(wildcards.kernel),
+    threads: all_cores
     resources:
         gpu=1,
         runtime=60,

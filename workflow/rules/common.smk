@@ -4,6 +4,8 @@
 
 import re
 
+from snakemake.exceptions import WorkflowError
+
 from simcore.campaign import NAME_PATTERN, job_config_yaml, load_campaign
 
 # Validated (the model's keys and checks, found through the registry: every point is a
@@ -49,6 +51,16 @@ def job_resource(key):
         return CAMPAIGN.job_resources(wildcards.point, int(wildcards.block), attempt)[key]
 
     return get
+
+
+def all_cores(wildcards):
+    """Threads of a job that must run alone (the benchmarks): every core this Snakemake
+    may use (--cores; `cores: all` in the default profile).  1 where --cores is not set (a
+    cluster executor: there the Slurm profile gives the job a whole node instead)."""
+    try:
+        return workflow.cores
+    except WorkflowError:
+        return 1
 
 
 def job_threads(wildcards):
