@@ -19,7 +19,7 @@ Campaign figures (:func:`make_figures`; names and captions are the ea3d spec's
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import partial
 from pathlib import Path
 
@@ -199,19 +199,25 @@ def plot_observable(
     return fig
 
 
-def draw_figures(analyses: Sequence[xr.Dataset]) -> dict[str, Drawn]:
+def draw_figures(
+    analyses: Sequence[xr.Dataset], names: Collection[str] | None = None
+) -> dict[str, Drawn]:
     """The campaign figures of ea3d analyses with their provenance: those the ea3d spec's
-    ``campaign_figures`` names, in its order."""
+    ``campaign_figures`` names, in its order (only ``names``, if given)."""
     needed = [v for var, _ in _FIGURES.values() for v in (var, _error_of(var))]
     require_variables(analyses, needed, "an ea3d analysis dataset")
     drawings = {
         name: partial(plot_observable, var=var, ylabel=ylabel, differences=name == "energy")
         for name, (var, ylabel) in _FIGURES.items()
     }
-    return draw_campaign_figures(MODEL, analyses, drawings)
+    return draw_campaign_figures(MODEL, analyses, drawings, names=names)
 
 
-def make_figures(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]) -> list[Path]:
-    """Write the campaign figures of ea3d analyses (:func:`draw_figures`) into ``out_dir``,
-    PNG and PDF each.  Returns the written paths."""
-    return save_drawn(draw_figures(analyses), out_dir)
+def make_figures(
+    analyses: Sequence[xr.Dataset],
+    out_dir: str | os.PathLike[str],
+    names: Collection[str] | None = None,
+) -> list[Path]:
+    """Write the campaign figures of ea3d analyses (:func:`draw_figures`; only ``names``, if
+    given) into ``out_dir``, PNG and PDF each.  Returns the written paths."""
+    return save_drawn(draw_figures(analyses, names), out_dir)

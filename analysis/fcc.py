@@ -29,7 +29,7 @@ panel per point).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 
 import matplotlib
@@ -348,16 +348,22 @@ _FIGURES: dict[str, Callable[[Sequence[xr.Dataset]], Figure]] = {
 }
 
 
-def draw_figures(analyses: Sequence[xr.Dataset]) -> dict[str, Drawn]:
+def draw_figures(
+    analyses: Sequence[xr.Dataset], names: Collection[str] | None = None
+) -> dict[str, Drawn]:
     """The campaign figures of fcc analyses with their provenance: those the fcc spec's
-    ``campaign_figures`` names, in its order.  Raises ``ValueError`` naming the file for
-    an input that is not an fcc analysis."""
+    ``campaign_figures`` names, in its order (only ``names``, if given).  Raises
+    ``ValueError`` naming the file for an input that is not an fcc analysis."""
     needed = ("domain_size_mean", "x_eff", "structure_factor_mean")
     require_variables(analyses, needed, "an fcc analysis dataset")
-    return draw_campaign_figures(MODEL, analyses, _FIGURES)
+    return draw_campaign_figures(MODEL, analyses, _FIGURES, names=names)
 
 
-def make_figures(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]) -> list[Path]:
-    """Write the campaign figures of fcc analyses (:func:`draw_figures`) into ``out_dir``,
-    PNG and PDF each.  Returns the written paths."""
-    return save_drawn(draw_figures(analyses), out_dir)
+def make_figures(
+    analyses: Sequence[xr.Dataset],
+    out_dir: str | os.PathLike[str],
+    names: Collection[str] | None = None,
+) -> list[Path]:
+    """Write the campaign figures of fcc analyses (:func:`draw_figures`; only ``names``, if
+    given) into ``out_dir``, PNG and PDF each.  Returns the written paths."""
+    return save_drawn(draw_figures(analyses, names), out_dir)

@@ -1,12 +1,16 @@
 """The campaign-figure CLI: the analyses of a campaign's points in, its figures out.
 
-``python -m analysis.figures --out-dir DIR ANALYSIS.nc [ANALYSIS.nc ...]``
+``python -m analysis.figures --out-dir DIR [--figure NAME ...] ANALYSIS.nc [ANALYSIS.nc ...]``
 
 The analyses (output of :mod:`analysis.analyze`) must be of one model (their ``model``
-attribute); ``make_figures(analyses, out_dir)`` of the model's analysis module, found
-through simcore's registry (:func:`analysis.dispatch.analysis_module`), writes the figures
-the model's spec names in ``campaign_figures``, each as PNG (300 dpi) and PDF, one paper
-column wide, atomically and with provenance metadata (:mod:`analysis.plotting`).
+attribute); ``make_figures(analyses, out_dir, names)`` of the model's analysis module,
+found through simcore's registry (:func:`analysis.dispatch.analysis_module`), writes the
+figures the model's spec names in ``campaign_figures`` (or only those ``--figure`` names:
+the workflow draws each figure in a job of its own, so that each gets its own report
+caption), each as PNG (300 dpi) and PDF, one paper column wide, atomically and with
+provenance metadata (:mod:`analysis.plotting`).  A model module whose ``make_figures``
+takes no ``names`` draws all of them into a temporary folder, and only the named ones
+are kept.
 
 Exit status: 0 written; 2 bad input (unreadable file, no or unknown model, analyses of
 several models, a file that is not an analysis), one line on stderr.
@@ -15,8 +19,10 @@ several models, a file that is not an analysis), one line on stderr.
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import matplotlib
@@ -29,11 +35,14 @@ __all__ = ["main", "make_figures"]
 
 
 def make_figures(
-    paths: Sequence[str | os.PathLike[str]], out_dir: str | os.PathLike[str]
+    paths: Sequence[str | os.PathLike[str]],
+    out_dir: str | os.PathLike[str],
+    names: Collection[str] | None = None,
 ) -> list[Path]:
-    """Read analysis datasets of one model and write its campaign figures into ``out_dir``
-    (PNG and PDF each); returns the written paths.  ``ValueError`` for no inputs, a file
-    without or with an unknown model, or analyses of several models."""
+    """Read analysis datasets of one model and write its campaign figures (only ``names``,
+    if given) into ``out_dir`` (PNG and PDF each); returns the written paths.
+    ``ValueError`` for no inputs, a file without or with an unknown model, analyses of
+    several models, or a name the model does not draw for them."""
     if not paths:
         raise ValueError("no analysis datasets given")
     analyses = load_datasets(paths)
@@ -44,7 +53,20 @@ def make_figures(
     if len(modules) > 1:
         raise ValueError(f"analyses of several models ({', '.join(sorted(modules))}) in one call")
     (module,) = modules.values()
-    return module.make_figures(analyses, out_dir)
+    if names is None:
+        return module.make_figures(analyses, out_dir)
+    if "names" in inspect.signature(module.make_figures).parameters:
+        return module.make_figures(analyses, out_dir, names=names)
+    # a module without `names`: all its figures into a scratch folder, the named ones kept
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".figures-", dir=out) as scratch:
+        written = [Path(p) for p in module.make_figures(analyses, scratch)]
+        kept = [p.replace(out / p.name) for p in written if p.stem in names]
+    missing = sorted(set(names) - {p.stem for p in kept})
+    if missing:
+        raise ValueError(f"no campaign figure {', '.join(missing)} drawn for these analyses")
+    return kept
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -59,10 +81,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         ),
     )
     parser.add_argument("--out-dir", required=True, metavar="DIR", help="output directory")
+    parser.add_argument(
+        "--figure", action="append", metavar="NAME", dest="names",
+        help="draw only this campaign figure (repeatable; default: all)",
+    )  # fmt: skip
     parser.add_argument("analyses", nargs="+", metavar="ANALYSIS.nc", help="analysis datasets")
     args = parser.parse_args(argv)
     try:
-        make_figures(args.analyses, args.out_dir)
+        make_figures(args.analyses, args.out_dir, args.names)
     except (OSError, ValueError, KeyError) as exc:
         return fail(parser.prog, exc)
     return 0

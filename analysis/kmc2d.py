@@ -32,7 +32,7 @@ points whose analysis holds its variable.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -373,16 +373,22 @@ _SHOWN_BY = {
 }
 
 
-def make_figures(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]) -> list[Path]:
-    """Write the campaign figures of kmc2d analyses (:func:`draw_figures`) into
-    ``out_dir``, PNG and PDF each.  Returns the written paths."""
-    return save_drawn(draw_figures(analyses), out_dir)
+def make_figures(
+    analyses: Sequence[xr.Dataset],
+    out_dir: str | os.PathLike[str],
+    names: Collection[str] | None = None,
+) -> list[Path]:
+    """Write the campaign figures of kmc2d analyses (:func:`draw_figures`; only ``names``, if
+    given) into ``out_dir``, PNG and PDF each.  Returns the written paths."""
+    return save_drawn(draw_figures(analyses, names), out_dir)
 
 
-def draw_figures(analyses: Sequence[xr.Dataset]) -> dict[str, Drawn]:
+def draw_figures(
+    analyses: Sequence[xr.Dataset], names: Collection[str] | None = None
+) -> dict[str, Drawn]:
     """The campaign figures of kmc2d analyses with their provenance: those the kmc2d spec's
-    ``campaign_figures`` names for the analyses' rate models, in its order, each from the
-    points whose analysis holds its variable."""
+    ``campaign_figures`` names for the analyses' rate models, in its order (only
+    ``names``, if given), each from the points whose analysis holds its variable."""
 
     def shown(name: str) -> list[xr.Dataset]:
         chosen = [d for d in analyses if _SHOWN_BY[name] in d.variables]
@@ -391,4 +397,4 @@ def draw_figures(analyses: Sequence[xr.Dataset]) -> dict[str, Drawn]:
         return chosen
 
     points = [{**d.attrs, "rates": rates_of(d)} for d in analyses]
-    return draw_campaign_figures(MODEL, analyses, _FIGURES, shown, points)
+    return draw_campaign_figures(MODEL, analyses, _FIGURES, shown, points, names=names)

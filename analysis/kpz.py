@@ -26,7 +26,7 @@ the analysis records the reference of its dimension, the figures draw it, and
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -769,15 +769,21 @@ _FIGURES: dict[str, Callable[[Sequence[xr.Dataset]], Figure]] = {
 }
 
 
-def draw_figures(analyses: Sequence[xr.Dataset]) -> dict[str, Drawn]:
+def draw_figures(
+    analyses: Sequence[xr.Dataset], names: Collection[str] | None = None
+) -> dict[str, Drawn]:
     """The campaign figures of kpz analyses with their provenance: those the kpz spec's
-    ``campaign_figures`` names, in its order.  Raises ``ValueError`` naming the file for
-    an input that is not a kpz analysis."""
+    ``campaign_figures`` names, in its order (only ``names``, if given).  Raises
+    ``ValueError`` naming the file for an input that is not a kpz analysis."""
     require_variables(analyses, FIGURE_VARIABLES, WHAT)
-    return draw_campaign_figures(MODEL, analyses, _FIGURES)
+    return draw_campaign_figures(MODEL, analyses, _FIGURES, names=names)
 
 
-def make_figures(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]) -> list[Path]:
-    """Write the campaign figures of kpz analyses (:func:`draw_figures`) into ``out_dir``,
-    PNG and PDF each.  Returns the written paths."""
-    return save_drawn(draw_figures(analyses), out_dir)
+def make_figures(
+    analyses: Sequence[xr.Dataset],
+    out_dir: str | os.PathLike[str],
+    names: Collection[str] | None = None,
+) -> list[Path]:
+    """Write the campaign figures of kpz analyses (:func:`draw_figures`; only ``names``, if
+    given) into ``out_dir``, PNG and PDF each.  Returns the written paths."""
+    return save_drawn(draw_figures(analyses, names), out_dir)

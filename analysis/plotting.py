@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -227,16 +227,28 @@ def draw_campaign_figures(
     figures: Mapping[str, Callable[[Sequence[xr.Dataset]], Figure]],
     shown: Callable[[str], Sequence[xr.Dataset]] | None = None,
     points: Sequence[Mapping[str, Any]] | None = None,
+    names: Collection[str] | None = None,
 ) -> dict[str, Drawn]:
     """Draw the campaign figures that the spec of ``model`` names for the points
-    (``points``: their settings, default the analyses' attributes), in the spec's order:
-    the spec defines the names once, ``figures`` says how each is drawn from the analyses
-    it shows (``shown(name)``, default all), whose provenance it carries."""
+    (``points``: their settings, default the analyses' attributes), in the spec's order,
+    or only those of them in ``names``: the spec defines the names once, ``figures`` says
+    how each is drawn from the analyses it shows (``shown(name)``, default all), whose
+    provenance it carries.  ``ValueError`` for a name the spec does not give these
+    points."""
     if not analyses:
         raise ValueError(f"no {model} analyses given")
     settings = [d.attrs for d in analyses] if points is None else points
+    named = registry.get(model).campaign_figures(settings)
+    unknown = [n for n in names or () if n not in named]
+    if unknown:
+        raise ValueError(
+            f"no {model} campaign figure {', '.join(map(repr, unknown))} for these points "
+            f"(they have {', '.join(named)})"
+        )
     drawn: dict[str, Drawn] = {}
-    for name in registry.get(model).campaign_figures(settings):
+    for name in named:
+        if names is not None and name not in names:
+            continue
         if name not in figures:
             raise ValueError(f"the {model} spec names a campaign figure {name!r} not drawn here")
         chosen = analyses if shown is None else shown(name)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import json
 import re
 import shutil
 import subprocess
@@ -392,6 +393,16 @@ def planned_outputs(output: str, rule: str) -> set[str]:
     return outs
 
 
+def report_captions(report: Path) -> dict[str, str]:
+    """Path -> caption (as plain text, one line) of every file of a Snakemake report."""
+    text = report.read_text()
+    results = json.loads(re.search(r"var results = (\{.*?\});\n", text, re.S).group(1))
+    return {
+        path: " ".join(re.sub(r"<[^>]+>", "", entry["caption"]).split())
+        for path, entry in results.items()
+    }
+
+
 def write_campaign(path: Path, cfg: dict[str, Any]) -> Path:
     path.write_text(yaml.safe_dump(cfg))
     return path
@@ -409,15 +420,19 @@ def test_dry_run_lists_jobs(tmp_path: Path) -> None:
         "simulate": 12,
         "aggregate": 4,
         "analyze": 4,
-        "figures": 1,
+        "figure": 5,  # one job per campaign figure: each gets its own report caption
         "all": 1,
-        "total": 22,
+        "total": 26,
     }
     sims = planned_outputs(out, "simulate")
     assert "results/tiny/runs/kpz_d2_L4_p0.5_q0_sequential_cpu/b2.nc" in sims
     assert "results/tiny/jobs/kpz_d2_L4_p0.5_q0_sequential_cpu/b2.yaml" in sims
     assert len(sims) == 2 * 12
-    assert "results/tiny/figures/lambda_eff.pdf" in planned_outputs(out, "figures")
+    assert planned_outputs(out, "figure") == {
+        f"results/tiny/figures/{name}.{ext}"
+        for name in registry.get("kpz").campaign_figures([])
+        for ext in ("png", "pdf")
+    }
     assert "results/tiny/datasets/kpz_d1_L32_p1_q0_sequential_cpu.nc" in planned_outputs(
         out, "aggregate"
     )
@@ -545,10 +560,20 @@ def test_end_to_end_and_incremental(tmp_path: Path) -> None:
         assert ds["sample"].values.tolist() == [0, 1, 2] and ds.attrs["n_runs"] == 2
         for key in ("point_config_hash", "simcore_version", "git_commit", "backend", "device"):
             assert key in ds.attrs, key
-    # the report holds every figure with a caption saying what ran, with which version
-    snakemake(tmp_path, "--configfile", str(conf), "--report", "report.html")
-    text = (tmp_path / "report.html").read_text()
-    assert "3 samples to t = 20 MCS" in text and "simcore " in text and "W2.png" in text
+    # the report holds every figure with a caption of its own: its name, what it shows
+    # (the model's spec), what ran and with which version
+    proc = snakemake(tmp_path, "--configfile", str(conf), "--report", "report.html")
+    assert "was never awaited" not in proc.stderr  # Snakemake's own warning, filtered
+    captions = report_captions(tmp_path / "report.html")
+    shows = registry.get("kpz").campaign_figures([])
+    for name, text in shows.items():
+        for ext in ("png", "pdf"):
+            caption = captions[f"results/e2e/figures/{name}.{ext}"]
+            assert caption.startswith(f"{name} (campaign e2e): {text}"), caption
+            assert "3 samples to t = 20 MCS" in caption and "simcore " in caption
+    assert len({captions[f"results/e2e/figures/{n}.png"] for n in shows}) == len(shows)
+    paper = captions["results/e2e/figures/paper_c_s_1d.png"]
+    assert paper.startswith("paper_c_s_1d (campaign e2e): kelling2017 Fig. 3(b)"), paper
     runs = {p.name: p.stat().st_mtime_ns for p in (res / "runs" / point).iterdir()}
     proc = snakemake(tmp_path, "-n", "--configfile", str(conf))
     assert "Nothing to be done" in proc.stdout + proc.stderr

@@ -110,6 +110,45 @@ def test_make_all_writes_png_and_pdf_with_provenance(
         assert b"deadbeef2" in pdf.read_bytes()  # PDF info dictionary (uncompressed)
 
 
+def test_cli_draws_only_the_named_figures(
+    analysis_files: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--figure NAME (the workflow draws one figure per job) writes only that figure; a
+    name the model does not draw is refused (exit 2, one line naming those it draws)."""
+    out = tmp_path / "f"
+    inputs = [str(p) for p in analysis_files]
+    assert figures.main(["--out-dir", str(out), "--figure", "C_s", *inputs]) == 0
+    assert {p.name for p in out.iterdir()} == {"C_s.png", "C_s.pdf"}
+    assert figures.main(["--out-dir", str(out), "--figure", "W3", *inputs]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "'W3'" in err[0] and "lambda_eff" in err[0], err
+
+
+def test_named_figures_of_a_module_without_names(
+    analysis_files: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model module whose make_figures(analyses, out_dir) takes no ``names`` (written
+    before it existed) still serves one figure per job: all drawn into a scratch folder,
+    the named ones kept, nothing else left behind."""
+
+    def make_all(analyses, out_dir):
+        paths = [Path(out_dir) / f"{n}.{ext}" for n in ("a", "b") for ext in ("png", "pdf")]
+        for path in paths:
+            path.write_text(path.name)
+        return paths
+
+    module = type("OldStyle", (), {"make_figures": staticmethod(make_all)})
+    monkeypatch.setattr(figures, "analysis_module", lambda model, source: module)
+    out = tmp_path / "f"
+    written = figures.make_figures(analysis_files, out, names=["b"])
+    assert sorted(p.name for p in written) == ["b.pdf", "b.png"]
+    assert sorted(p.name for p in out.iterdir()) == ["b.pdf", "b.png"]
+    assert (out / "b.png").read_text() == "b.png"
+    with pytest.raises(ValueError, match="no campaign figure c drawn"):
+        figures.make_figures(analysis_files, out, names=["c"])
+    assert sorted(p.name for p in out.iterdir()) == ["b.pdf", "b.png"]
+
+
 def test_point_label_and_reference_lines(analysis_files: list[Path]) -> None:
     """Legends name the point; beta_eff draws 1/3 (d=1) and 0.2414 (d=2) dashed."""
     datasets = kpz.load_analyses(analysis_files)

@@ -174,9 +174,11 @@ def test_campaign_dry_run(spec: ModelSpec, tmp_path, plugin_env) -> None:
     assert camp.model == spec.name and len(camp.points) == 1 and camp.points[0].n_blocks == 2
     out = snakemake(tmp_path, plugin_env, "-n", "--cores", "1", "--configfile", str(conf))
     text = out.stdout + out.stderr
-    for rule, count in (("simulate", 2), ("aggregate", 1), ("analyze", 1), ("figures", 1)):
+    figures = spec.campaign_figures([camp.points[0].settings])
+    for rule, count in (("simulate", 2), ("aggregate", 1), ("analyze", 1),
+                        ("figure", len(figures))):  # fmt: skip
         assert re.search(rf"^{rule}\s+{count}$", text, re.M), (rule, text[-2000:])
-    for name in spec.campaign_figures([camp.points[0].settings]):
+    for name in figures:
         assert f"figures/{name}.png" in text
 
 
@@ -198,6 +200,45 @@ def test_plugin_campaign_to_its_figure_and_physics(tmp_path, plugin_env) -> None
         assert np.all(dev <= 4 * an["W2_err"].values[keep])
     status = run_simcore("status", res, "--config", conf, env=plugin_env)
     assert status.returncode == 0 and "rd1d_L32_cpu" in status.stdout and "40/40" in status.stdout
+
+
+def test_benchmark_job_has_the_machine_to_itself(tmp_path, plugin_env) -> None:
+    """A benchmark job takes every core (--cores 2), so no other job runs while it does,
+    although it and the simulate jobs are all ready at the start (it has no inputs); its
+    table draws the comparison figure.  The plug-in's bench kernel keeps this cheap."""
+    spec = registry.get("rd1d")
+    cfg = campaign(
+        spec,
+        samples=16,
+        samples_per_job=2,
+        paper_figures=["rd1d_speed"],
+        benchmarks=[f"rd1d --L {L} --mcs 2 --repeats 2" for L in (64, 256)],
+    )
+    conf = tmp_path / "c.yaml"
+    conf.write_text(yaml.safe_dump(cfg))
+    dry = snakemake(tmp_path, plugin_env, "-n", "--cores", "2", "--configfile", str(conf))
+    block = dry.stdout.split("rule benchmark:", 1)[1].split("\n\n", 1)[0]
+    assert re.search(r"^\s+threads: 2$", block, re.M), block
+    proc = snakemake(tmp_path, plugin_env, "--cores", "2", "--configfile", str(conf))
+    running: dict[str, str] = {}  # jobid -> rule, in the order Snakemake logs them
+    alone = None  # whether the benchmark ran alone; None until it started
+    rule = None
+    for line in (proc.stdout + proc.stderr).splitlines():
+        if m := re.match(r"(?:local)?rule (\w+):$", line.strip()):
+            rule = m.group(1)
+        elif (m := re.match(r"jobid: (\d+)$", line.strip())) and rule:
+            if rule == "benchmark":
+                alone = not running
+            elif "benchmark" in running.values():
+                alone = False
+            running[m.group(1)] = rule
+            rule = None
+        elif m := re.match(r"Finished jobid: (\d+)", line.strip()):
+            running.pop(m.group(1))
+    assert alone is True, proc.stderr[-3000:]
+    res = tmp_path / "results" / "c_rd1d"
+    assert len((res / "bench" / "rd1d.csv").read_text().splitlines()) == 1 + 2 * 2
+    assert (res / "figures" / "paper_rd1d_speed.png").stat().st_size > 0
 
 
 def test_plugin_bench(tmp_path, plugin_env) -> None:

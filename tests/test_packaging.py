@@ -5,8 +5,11 @@ virtual environment, runs every model and `simcore status --config` from there."
 from __future__ import annotations
 
 import os
+import re
+import site
 import subprocess
 import sys
+import tomllib
 import venv
 import zipfile
 from pathlib import Path
@@ -26,6 +29,30 @@ def package_data_in_tree() -> set[str]:
     files |= set((ROOT / "simcore").rglob("*.schema.yaml"))
     files |= set((ROOT / "analysis" / "data").glob("*.csv"))
     return {p.relative_to(ROOT).as_posix() for p in files}
+
+
+def _requirements(lines) -> dict[str, str]:
+    """name (lower case, - for _) -> version bounds, of requirement strings."""
+    out = {}
+    for line in lines:
+        name, bounds = re.fullmatch(r"([A-Za-z0-9_.-]+)\s*(.*)", line.strip()).groups()
+        out[name.lower().replace("_", "-")] = bounds.replace(" ", "")
+    return out
+
+
+def test_conda_environment_matches_pyproject() -> None:
+    """environment.yml holds pyproject.toml's dependencies and its test extra (which holds
+    the workflow and slurm extras), with the same bounds, and its Python."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    assert set(extras["workflow"]) | set(extras["slurm"]) <= set(extras["test"])
+    wanted = _requirements([*project["dependencies"], *extras["test"]])
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    conda = _requirements(d for d in env["dependencies"] if isinstance(d, str))
+    assert conda.pop("python") == project["requires-python"]
+    assert conda.pop("pip") == ""
+    assert conda == wanted
+    assert {"conda-forge", "bioconda"} <= set(env["channels"])
 
 
 @pytest.fixture(scope="module")
@@ -58,15 +85,35 @@ def test_wheel_holds_the_package_data_and_entry_points(wheel: Path) -> None:
     )
 
 
+def site_packages_here() -> list[str]:
+    """The site-packages folders of the environment running the tests: a virtual
+    environment's own (and the base ones, if it sees them), or the interpreter's."""
+    dirs = list(site.getsitepackages())
+    if site.ENABLE_USER_SITE:
+        dirs.append(site.getusersitepackages())
+    return [d for d in dict.fromkeys(dirs) if Path(d).is_dir()]
+
+
 @pytest.fixture(scope="module")
 def installed(wheel: Path, tmp_path_factory) -> Path:
-    """A new virtual environment with the wheel installed (its dependencies come from this
-    environment's site-packages, which the venv sees); returns its bin folder."""
+    """A new virtual environment with the wheel installed; returns its bin folder.
+
+    Its dependencies come from the site-packages of the environment running the tests,
+    named in a .pth file of the new venv (after its own site-packages, so simcore is the
+    wheel's; ``--ignore-installed`` installs it although this environment's simcore is
+    visible too).  Not ``--system-site-packages``: inside a virtual environment that would
+    show the base interpreter's packages, not this environment's."""
     env_dir = tmp_path_factory.mktemp("venv")
-    venv.create(env_dir, system_site_packages=True, with_pip=True)
+    venv.create(env_dir, with_pip=True)
     bin_dir = env_dir / "bin"
+    purelib = subprocess.run(
+        [str(bin_dir / "python"), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    (Path(purelib) / "simcore_test_deps.pth").write_text("\n".join(site_packages_here()) + "\n")
     proc = subprocess.run(
-        [str(bin_dir / "python"), "-m", "pip", "install", "--quiet", "--no-deps", str(wheel)],
+        [str(bin_dir / "python"), "-m", "pip", "install", "--quiet", "--no-deps",
+         "--ignore-installed", str(wheel)],
         capture_output=True, text=True,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr

@@ -1,7 +1,11 @@
 """A real Slurm cluster on localhost runs a small campaign through the Slurm profile.
 
-Debian's slurm-wlm (22.05) and munge are installed with apt-get if they are missing
-(root only), a one-node cluster is started (slurmctld, slurmd, munged on a private
+Opt-in, as it changes the machine: the test runs where Slurm is installed (sbatch,
+slurmctld, slurmd, munged), or where ``SIMCORE_TEST_SLURM=1`` asks for it, in which case
+Debian's slurm-wlm (22.05) and munge are installed with apt-get if they are missing (root
+only; this leaves the packages and /etc/munge/munge.key behind, so CI sets it, not a
+user's test command).  Otherwise, or with ``SIMCORE_TEST_SLURM=0``, it is skipped with a
+one-line reason.  A one-node cluster is started (slurmctld, slurmd, munged on a private
 socket), and Snakemake submits the campaign with ``--workflow-profile
 workflow/profiles/slurm`` (snakemake-executor-plugin-slurm) to the aggregated datasets.
 The cluster has no accounting database, so job status comes from squeue
@@ -17,6 +21,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -26,13 +31,43 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 SLURM_CONF = Path("/etc/slurm/slurm.conf")
 
-pytestmark = [pytest.mark.slow, pytest.mark.slurm]
+#: The environment variable that lets the test install Slurm ("1") or skips it ("0").
+OPT_IN = "SIMCORE_TEST_SLURM"
+SLURM_TOOLS = ("sbatch", "slurmctld", "slurmd", "munged")
+
+
+def slurm_decision(environ: Mapping[str, str], installed: bool) -> tuple[str, str]:
+    """What the Slurm test does: ``("run", "")`` with Slurm installed, ``("install", "")``
+    where ``SIMCORE_TEST_SLURM=1`` asks to install it first (apt-get, root), else
+    ``("skip", one-line reason naming the variable)``.  ``SIMCORE_TEST_SLURM=0`` skips
+    even with Slurm installed."""
+    value = environ.get(OPT_IN, "").strip()
+    if value == "0":
+        return "skip", f"{OPT_IN}=0: the Slurm test is switched off"
+    if value not in ("", "1"):
+        return "skip", f"{OPT_IN}={value!r}: expected 1 (run, installing Slurm) or 0 (skip)"
+    if installed:
+        return "run", ""
+    if value == "1":
+        return "install", ""
+    return "skip", (
+        f"Slurm is not installed; {OPT_IN}=1 installs it (apt-get, as root) and runs this test"
+    )
+
+
+def test_slurm_opt_in_decision() -> None:
+    """The Slurm test installs Slurm only when asked: the pure decision, no Slurm needed."""
+    assert slurm_decision({}, installed=True) == ("run", "")
+    assert slurm_decision({OPT_IN: "1"}, installed=True) == ("run", "")
+    assert slurm_decision({OPT_IN: "1"}, installed=False) == ("install", "")
+    for environ, installed in (({}, False), ({OPT_IN: ""}, False), ({OPT_IN: "0"}, True),
+                               ({OPT_IN: "0"}, False), ({OPT_IN: "yes"}, False)):  # fmt: skip
+        action, reason = slurm_decision(environ, installed)
+        assert action == "skip" and OPT_IN in reason and "\n" not in reason, environ
 
 
 def _install_slurm() -> str | None:
-    """Make sbatch, slurmctld, slurmd and munged available; the reason if impossible."""
-    if all(shutil.which(t) for t in ("sbatch", "slurmctld", "slurmd", "munged")):
-        return None
+    """Install Slurm and munge with apt-get (root only); the reason if impossible."""
     if os.geteuid() != 0 or shutil.which("apt-get") is None:
         return "Slurm is not installed and apt-get as root is not available"
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
@@ -76,10 +111,12 @@ PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 @pytest.fixture(scope="module")
 def slurm_cluster(tmp_path_factory):
     """A running one-node Slurm cluster (or skip, saying why)."""
+    action, reason = slurm_decision(os.environ, all(shutil.which(t) for t in SLURM_TOOLS))
+    if action == "skip":
+        pytest.skip(reason)
     if importlib.util.find_spec("snakemake_executor_plugin_slurm") is None:
         pytest.skip("snakemake-executor-plugin-slurm is not installed (pip install -e .[slurm])")
-    reason = _install_slurm()
-    if reason:
+    if action == "install" and (reason := _install_slurm()):
         pytest.skip(reason)
     if SLURM_CONF.exists() and "tests/test_slurm.py" not in SLURM_CONF.read_text():
         pytest.skip(f"{SLURM_CONF} belongs to a real cluster; not touching it")
@@ -121,6 +158,8 @@ def slurm_cluster(tmp_path_factory):
     SLURM_CONF.unlink(missing_ok=True)
 
 
+@pytest.mark.slow
+@pytest.mark.slurm
 def test_campaign_through_slurm(slurm_cluster, tmp_path: Path) -> None:
     """Six simulate jobs (in groups of 2: the node has 2 cores) and the aggregates, via Slurm."""
     campaign = {

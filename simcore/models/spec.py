@@ -177,7 +177,9 @@ class ModelSpec:
     (run-config keys in the order they are checked and written), ``time_unit`` (of
     ``t_max``, for summaries), ``resource_rates`` (the campaign's ``job_resources`` keys
     of this model: name -> (default, description)), ``analysis`` (the module with
-    ``analyze(ds, n_groups)`` and ``make_figures(analyses, out_dir)``), ``paper_figures``
+    ``analyze(ds, n_groups)`` and ``make_figures(analyses, out_dir, names=None)``, which
+    draws the campaign figures, or only those in ``names``; a module whose ``make_figures``
+    has no ``names`` has all drawn and the others dropped), ``paper_figures``
     ``bench_kernels`` (kernel name -> ``"module:attribute"`` of a :class:`BenchKernel`,
     imported only when the bench CLI is built) and ``example`` (a small run config).
     """
@@ -218,7 +220,8 @@ class ModelSpec:
         raise NotImplementedError
 
     def campaign_figures(self, points: Sequence[Mapping[str, Any]]) -> dict[str, str]:
-        """The campaign figures (file stem -> what it shows) of these points' settings."""
+        """The campaign figures of these points' settings: file stem -> what it shows, in
+        one or two sentences (the figure's caption in ``snakemake --report``)."""
         return {}
 
     def simulation(self, cfg: dict[str, Any]) -> Simulation:

@@ -19,33 +19,33 @@ rule analyze:
         "python -m analysis.analyze {input:q} --out {output:q} > {log:q} 2>&1"
 
 
-rule figures:
-    """The campaign figures, every point in each (the model's spec names them, its
-    analysis module draws them)."""
+rule figure:
+    """One campaign figure, every point in it: the model's spec names the figures and says
+    what each shows (its report caption), its analysis module draws them.  One job per
+    figure, so that `snakemake --report` gives each figure its own caption."""
     input:
         campaign_analyses,
     output:
         report(
-            expand(
-                "results/{{campaign}}/figures/{name}.{ext}",
-                name=FIGURE_NAMES,
-                ext=FIGURE_FORMATS,
-            ),
+            expand("results/{{campaign}}/figures/{{name}}.{ext}", ext=FIGURE_FORMATS),
             caption="../report/figure.rst",
             category="Campaign figures",
         ),
     log:
-        "results/{campaign}/logs/figures.log",
+        "results/{campaign}/logs/figure_{name}.log",
+    wildcard_constraints:
+        name="|".join(re.escape(name) for name in FIGURE_NAMES) or "(?!)",
     params:
         out_dir=lambda wildcards: f"results/{wildcards.campaign}/figures",
-        summary=figure_summary,
+        caption=figure_caption,
     resources:
         runtime=30,
         mem_mb=lambda wildcards, input: 2048 + 3 * int(input.size_mb),
     conda:
         "../envs/simcore.yaml"
     shell:
-        "python -m analysis.figures --out-dir {params.out_dir:q} {input:q} > {log:q} 2>&1"
+        "python -m analysis.figures --out-dir {params.out_dir:q} --figure {wildcards.name:q} "
+        "{input:q} > {log:q} 2>&1"
 
 
 rule paper_figure:
@@ -57,7 +57,7 @@ rule paper_figure:
     output:
         report(
             expand("results/{{campaign}}/figures/paper_{{fig}}.{ext}", ext=FIGURE_FORMATS),
-            caption="../report/figure.rst",
+            caption="../report/paper_figure.rst",
             category="Paper comparisons",
         ),
     log:
@@ -79,7 +79,13 @@ rule paper_figure:
 
 rule benchmark:
     """The campaign's `benchmarks` lines of one `simcore bench` kernel that a paper figure
-    draws (its defaults where no line names it), one CSV row per measurement."""
+    draws (its defaults where no line names it), one CSV row per measurement.
+
+    It has the machine to itself, or it would time the simulate jobs beside it as well:
+    it takes every core Snakemake may use (`all_cores`), so no other job runs while it
+    does (every job takes at least one core), and Snakemake caps threads at --cores, so it
+    never waits for more cores than there are.  Under the Slurm profile it gets a whole
+    node instead (set-resources: `slurm_extra: --exclusive`)."""
     output:
         "results/{campaign}/bench/{kernel}.csv",
     log:
@@ -88,6 +94,7 @@ rule benchmark:
         kernel="|".join(re.escape(k) for k in CAMPAIGN.bench_kernels) or "(?!)",
     params:
         lines=lambda wildcards: CAMPAIGN.bench_lines(wildcards.kernel),
+    threads: all_cores
     resources:
         gpu=1,
         runtime=60,

@@ -6,6 +6,8 @@ import os
 import re
 import sys
 
+from snakemake.exceptions import WorkflowError
+
 from simcore.campaign import NAME_PATTERN, CampaignError, job_config_yaml, load_campaign
 from simcore.models.registry import RegistryError
 
@@ -73,6 +75,16 @@ def job_resource(key):
         return CAMPAIGN.job_resources(wildcards.point, int(wildcards.block), attempt)[key]
 
     return get
+
+
+def all_cores(wildcards):
+    """Threads of a job that must run alone (the benchmarks): every core this Snakemake
+    may use (--cores; `cores: all` in the default profile).  1 where --cores is not set (a
+    cluster executor: there the Slurm profile gives the job a whole node instead)."""
+    try:
+        return workflow.cores
+    except WorkflowError:
+        return 1
 
 
 def job_threads(wildcards):
@@ -151,7 +163,7 @@ def paper_figure_summary(wildcards):
     return f"{title} {CAMPAIGN.summary(CAMPAIGN.figure_points(fig.name))}"
 
 
-def figure_summary(wildcards, output):
-    """Report caption of the campaign figures: what each shows, and the campaign's points."""
-    shown = "; ".join(f"{name}: {text}" for name, text in CAMPAIGN.figures.items())
-    return f"{shown}. {CAMPAIGN.summary()}"
+def figure_caption(wildcards):
+    """Report caption of one campaign figure: what it shows (the model's spec says), and
+    the campaign's points."""
+    return f"{CAMPAIGN.figures[wildcards.name]} {CAMPAIGN.summary()}"

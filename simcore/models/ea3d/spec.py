@@ -98,9 +98,12 @@ class EA3DSpec(ModelSpec):
     def campaign_figures(self, points: Sequence[Mapping[str, Any]]) -> dict[str, str]:
         """Energy, <q^2> and the Binder ratio vs sweeps."""
         return {
-            "energy": "energy per spin e(t) of every point",
-            "q2": "mean squared replica overlap <q^2>(t)",
-            "binder": "Binder ratio g(t) = (3 - <q^4>/<q^2>^2) / 2",
+            "energy": "Energy per spin e(t) after the quench against sweeps (log t), with "
+            "jackknife errors, one line per point.",
+            "q2": "Mean squared overlap <q^2>(t) of the replica pairs against sweeps (log t), "
+            "with jackknife errors, one line per point.",
+            "binder": "Binder ratio g(t) = (3 - <q^4>/<q^2>^2) / 2 against sweeps (log t), "
+            "with jackknife errors, one line per point.",
         }
 
     def simulation(self, cfg: dict[str, Any]) -> Simulation:

@@ -158,11 +158,16 @@ class FCCSpec(ModelSpec):
     def campaign_figures(self, points: Sequence[Mapping[str, Any]]) -> dict[str, str]:
         """Domain growth, its exponent, open bonds, the scaled S(k, t) and the slice."""
         return {
-            "domain_size": "domain size L(t) with a t^(1/3) guide",
-            "x_eff": "effective coarsening exponent x_eff(t) = d ln L / d ln t",
-            "open_bonds": "A-B bonds per B particle vs time",
-            "structure_factor": "scaled structure factor S(k, t) at a few times",
-            "slice": "the plane z = 0 at t_max of the first sample of each point",
+            "domain_size": "Domain size L(t) against MCS, log-log, with jackknife errors, one "
+            "line per point; a dashed t^(1/3) guide.",
+            "x_eff": "Effective coarsening exponent x_eff(t) = d ln L / d ln t with jackknife "
+            "errors, one line per point; Lifshitz-Slyozov's 1/3 for reference.",
+            "open_bonds": "A-B bonds per B particle against MCS (log t), one line per point.",
+            "structure_factor": "Dynamic scaling of the structure factor: S(k, t) / L(t)^3 "
+            "against k L(t) at a few late times, one panel per point; curves that collapse "
+            "show L(t) is the only length.",
+            "slice": "The plane z = 0 at t_max of the first sample of each point (B black), "
+            "one panel per point.",
         }
 
     def simulation(self, cfg: dict[str, Any]) -> Simulation:

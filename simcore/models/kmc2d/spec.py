@@ -18,14 +18,22 @@ STARTS = ("flat", "random")
 DEFAULT_START = {"sos": "flat", "ising": "random"}
 #: Campaign figures of each rate model present among the points, then the common ones.
 RATE_FIGURES = {
-    "sos": {"W2": "squared surface width W^2(t) of the sos points",
-            "beta_eff": "effective growth exponent beta_eff(t) of the sos points"},
-    "ising": {"energy": "energy per spin e(t) of the ising points",
-              "magnetization": "magnetization per spin m(t) of the ising points"},
+    "sos": {"W2": "Squared surface width W^2(t) of the sos points against time, log-log, "
+                  "one line per point; for random deposition points (phi = 0) the exact "
+                  "W^2 = k2 t dashed.",
+            "beta_eff": "Effective growth exponent beta_eff(t) of the sos points, the local "
+                        "slope of ln W against ln t, with jackknife errors; random "
+                        "deposition's 1/2 for reference."},
+    "ising": {"energy": "Energy per spin e(t) of the ising points against time, one line "
+                        "per point.",
+              "magnetization": "Absolute magnetization per spin of the ising points against "
+                               "time, one line per point."},
 }  # fmt: skip
 COMMON_FIGURES = {
-    "step_density": "fraction of cells with a higher neighbour vs time",
-    "events_rate": "real events per cell and unit of model time since t = 0, events / (L^2 t)",
+    "step_density": "Step density, the fraction of cells with a higher nearest neighbour, "
+    "against time, one line per point.",
+    "events_rate": "Real events per cell and unit of model time since t = 0, events / (L^2 t), "
+    "against time, one line per point.",
 }
 _DARKINS = "darkins2024"
 

@@ -182,11 +182,17 @@ class KPZSpec(ModelSpec):
     def campaign_figures(self, points: Sequence[Mapping[str, Any]]) -> dict[str, str]:
         """W^2, beta_eff, C_h, C_s and lambda/z of every point."""
         return {
-            "W2": "squared interface width W^2(t) of every point",
-            "beta_eff": "effective growth exponent beta_eff(t) with the reference beta",
-            "C_h": "height autocorrelation C_h(t, s) vs t/s for each waiting time s",
-            "C_s": "slope autocorrelation C_s(t, s) vs t/s for each waiting time s",
-            "lambda_eff": "effective autocorrelation exponents lambda_h/z and lambda_s/z",
+            "W2": "Squared interface width W^2(t) against time (MCS), log-log, one line per "
+            "point and one panel per substrate dimension.",
+            "beta_eff": "Effective growth exponent beta_eff(t), the local slope of ln W against "
+            "ln t, with jackknife errors; the asymptotic KPZ beta of each dimension dashed.",
+            "C_h": "Height autocorrelation C_h(t, s) against t/s, log-log, one panel per point "
+            "and one line per waiting time s.",
+            "C_s": "Autocorrelation C_s(t, s) of the 0/1 slope variables against t/s, "
+            "log-log, one panel per point and one line per waiting time s.",
+            "lambda_eff": "Effective autocorrelation exponents lambda_h/z (heights, left) and "
+            "lambda_s/z (slopes, right) against t/s, one row per point and one line per "
+            "waiting time s.",
         }
 
     def simulation(self, cfg: dict[str, Any]) -> Simulation:

@@ -1,6 +1,7 @@
 """The RD analysis: mean W^2 with jackknife errors, and its figure against the exact
-t (1 - 1/L).  Built on simcore's shared analysis pieces (jackknife, figure style and the
-atomic save with provenance)."""
+t (1 - 1/L); and the comparison figure of the ``simcore bench rd1d`` table.  Built on
+simcore's shared analysis pieces (jackknife, figure style, tables and the atomic save
+with provenance)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import xarray as xr
+from matplotlib.figure import Figure
 
 from analysis.plotting import new_figure, provenance, save_figure
 from analysis.stats import jackknife
+from analysis.tables import read_table, table_provenance
 
 
 def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
@@ -58,4 +61,20 @@ def make_figures(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]
     return save_figure(fig, out_dir, "W2", provenance(list(analyses)))
 
 
-__all__ = ["analyze", "make_figures"]
+def speed(inputs: Sequence[str]) -> tuple[Figure, dict[str, str]]:
+    """Depositions per ns vs L, from the one table of ``simcore bench rd1d --csv``."""
+    (path,) = inputs
+    rows = read_table(path, {"L": int, "deposits_per_ns": float}, "a simcore bench rd1d table")
+    fig, axes = new_figure(1, 1)
+    ax = axes[0, 0]
+    ax.plot([r["L"] for r in rows], [r["deposits_per_ns"] for r in rows], "o")
+    ax.set_xscale("log")
+    ax.set_xlabel("L")
+    ax.set_ylabel("depositions per ns")
+    sizes = sorted({r["L"] for r in rows})
+    cpu = [{**r, "backend": "cpu", "device": "cpu"} for r in rows]
+    prov = table_provenance([path], cpu, f"L = {', '.join(map(str, sizes))}", str(len(rows)))
+    return fig, prov
+
+
+__all__ = ["analyze", "make_figures", "speed"]

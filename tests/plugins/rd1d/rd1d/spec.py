@@ -1,4 +1,5 @@
-"""The RD model's spec: two keys, a name, a cost, one figure, one benchmark kernel."""
+"""The RD model's spec: two keys, a name, a cost, one figure, one benchmark kernel and a
+comparison figure drawn from its table."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from simcore.checks import ConfigError, check_int
-from simcore.models.spec import Key, ModelSpec, Simulation, Work
+from simcore.models.spec import Key, ModelSpec, PaperFigure, Simulation, Work
 
 
 class RD1DSpec(ModelSpec):
@@ -19,6 +20,10 @@ class RD1DSpec(ModelSpec):
     resource_rates = {"deposits_per_second": (1e7, "depositions per second of one CPU job")}
     analysis = "rd1d.analysis"
     bench_kernels = {"rd1d": "rd1d.bench:DEPOSITS"}
+    paper_figures = (
+        PaperFigure("rd1d_speed", "rd1d", "depositions per ns vs L (simcore bench rd1d)",
+                    "rd1d.analysis:speed", bench=("rd1d",)),
+    )  # fmt: skip
     example = {"L": 32, "samples": 4, "t_max": 50}
 
     def validate(self, cfg: dict[str, Any]) -> None:
@@ -38,7 +43,10 @@ class RD1DSpec(ModelSpec):
 
     def campaign_figures(self, points: Sequence[Mapping[str, Any]]) -> dict[str, str]:
         """W^2(t) against the exact result."""
-        return {"W2": "squared surface width W^2(t) with the exact t (1 - 1/L)"}
+        return {
+            "W2": "Squared surface width W^2(t) of every point with jackknife errors, the "
+            "exact t (1 - 1/L) dashed."
+        }
 
     def simulation(self, cfg: dict[str, Any]) -> Simulation:
         """The CPU job."""
