@@ -55,8 +55,10 @@ def main(argv: list[str] | None = None) -> int:
     stored = json.loads(Path(args.compare).read_text())
     bad = sorted(k for k in set(stored) | set(hashes) if stored.get(k) != hashes.get(k))
     for key in bad:
-        print(f"differs: {key} (stored {stored.get(key, 'missing')[:12]}, now "
-              f"{hashes.get(key, 'missing')[:12]})")
+        print(
+            f"differs: {key} (stored {stored.get(key, 'missing')[:12]}, now "
+            f"{hashes.get(key, 'missing')[:12]})"
+        )
     print(f"{len(hashes)} variables compared with {len(stored)} stored: {len(bad)} differ")
     return 1 if bad else 0
 
