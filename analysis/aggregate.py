@@ -3,7 +3,7 @@
     python -m analysis.aggregate --out results/C/datasets/P.nc results/C/runs/P/b*.nc
 
 Every job (block) of a point writes one run file (ARCHITECTURE.md layout, dims
-``sample, time, s``).  This module checks that the runs really belong together -- same
+``sample, t, s``).  This module checks that the runs really belong together -- same
 model parameters, campaign, point, time grid and waiting times, no sample index twice --
 and concatenates them along ``sample`` in sample-index order.  It refuses (exit 2, one
 line on stderr naming what differs, nothing written) rather than silently mixing
@@ -11,7 +11,8 @@ statistics of different points.
 
 Global attributes of the dataset: those equal in all runs (minus the per-job ones such
 as ``seed``, ``block``, ``config``), plus ``n_runs``, ``n_samples``, ``source_files``,
-``source_blocks``, ``source_seeds``, ``wall_seconds_total``, ``history`` and ``created``.
+``source_blocks``, ``source_seeds`` (integers), ``wall_seconds_total``, ``history`` and
+``created``.
 The output is written to a temporary name in the target directory, then renamed, so a
 dataset on disk is always complete.
 """
@@ -147,8 +148,8 @@ def _common_attrs(datasets: Iterable[xr.Dataset]) -> dict[str, Any]:
     return common
 
 
-def _as_list(value: Any) -> list[str]:
-    return [str(v) for v in np.atleast_1d(value)] if value is not None else []
+def _as_list(value: Any, kind: type = str) -> list:
+    return [kind(v) for v in np.atleast_1d(value)] if value is not None else []
 
 
 def _sources(path: Path, ds: xr.Dataset) -> dict[str, Any]:
@@ -156,15 +157,15 @@ def _sources(path: Path, ds: xr.Dataset) -> dict[str, Any]:
     if "source_files" in ds.attrs:  # a stage of a staged aggregation
         return {
             "source_files": _as_list(ds.attrs["source_files"]),
-            "source_blocks": _as_list(ds.attrs.get("source_blocks")),
-            "source_seeds": _as_list(ds.attrs.get("source_seeds")),
+            "source_blocks": _as_list(ds.attrs.get("source_blocks"), int),
+            "source_seeds": _as_list(ds.attrs.get("source_seeds"), int),
             "source_config_hashes": _as_list(ds.attrs.get("source_config_hashes")),
             "wall": float(ds.attrs.get("wall_seconds_total", 0.0)),
         }
     return {
         "source_files": [path.name],
-        "source_blocks": [str(ds.attrs.get("block", ""))],
-        "source_seeds": [str(ds.attrs.get("seed", ""))],
+        "source_blocks": _as_list(ds.attrs.get("block"), int),
+        "source_seeds": _as_list(ds.attrs.get("seed"), int),
         "source_config_hashes": [str(ds.attrs.get("config_hash", ""))],
         "wall": float(ds.attrs.get("wall_seconds", 0.0)),
     }
@@ -209,10 +210,14 @@ def aggregate(paths: Sequence[str | os.PathLike[str]]) -> xr.Dataset:
         {
             "n_runs": sum(len(src["source_files"]) for src in sources),
             "n_samples": int(combined.sizes["sample"]),
-            **{
-                key: [v for src in sources for v in src[key]]
-                for key in ("source_files", "source_blocks", "source_seeds", "source_config_hashes")
-            },
+            "source_files": [v for src in sources for v in src["source_files"]],
+            "source_blocks": np.array(
+                [v for src in sources for v in src["source_blocks"]], dtype=np.int64
+            ),
+            "source_seeds": np.array(
+                [v for src in sources for v in src["source_seeds"]], dtype=np.uint64
+            ),
+            "source_config_hashes": [v for src in sources for v in src["source_config_hashes"]],
             "wall_seconds_total": float(sum(src["wall"] for src in sources)),
             "created": now,
             "history": f"{now} python -m analysis.aggregate: {len(datasets)} inputs, "

@@ -6,9 +6,10 @@ The dataset's ``model`` attribute picks the analysis through simcore's registry
 (:func:`analysis.dispatch.analysis_module`): ``analyze(ds, n_groups)`` of the model's
 analysis module gives sample means, jackknife errors and the model's derived quantities
 (:mod:`analysis.kpz`: effective exponents; :mod:`analysis.ea3d`, :mod:`analysis.kmc2d`,
-:mod:`analysis.fcc`: theirs).  The result gets the attribute ``source_dataset`` and is
-written atomically (:func:`simcore.io.dataset.write_dataset`): Snakemake and readers never
-see a half-written file, and a failure leaves the previous file untouched.
+:mod:`analysis.fcc`: theirs).  The result gets the attribute ``source_dataset`` and a
+line of ``history`` (appended to the dataset's) and is written atomically
+(:func:`simcore.io.dataset.write_dataset`): Snakemake and readers never see a
+half-written file, and a failure leaves the previous file untouched.
 
 Exit status: 0 written; 2 bad input (unreadable file, no or unknown model, a dataset the
 analysis refuses), one line on stderr; 1 the output could not be written.
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 import xarray as xr
 
@@ -65,6 +67,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         msg = one_line(exc)
         return fail(prog, msg if msg.startswith(args.dataset) else f"{args.dataset}: {msg}")
     result.attrs["source_dataset"] = os.fspath(args.dataset)
+    now = datetime.now(UTC).replace(microsecond=0).isoformat()
+    line = f"{now} python -m analysis.analyze ({module.__name__})"
+    before = str(result.attrs.get("history", "")).strip()
+    result.attrs["history"] = f"{before}\n{line}" if before else line  # CF: appended
     try:
         write_dataset(result, args.out)
     except Exception as exc:  # noqa: BLE001 - any failure to write is reported alike

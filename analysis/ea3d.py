@@ -43,6 +43,7 @@ from analysis.plotting import (
     time_label,
 )
 from analysis.stats import jackknife
+from simcore.io.dataset import unit_attributes
 
 __all__ = ["analyze", "make_figures", "plot_observable", "word_groups"]
 
@@ -106,20 +107,20 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
     est, err = jackknife(per_sample, _moments, dim="sample", n_groups=groups, vectorized=True)
     out = xr.Dataset(coords={"t": ds["t"].values})
     out["t"].attrs = dict(ds["t"].attrs)
-    names = {
-        "energy": ("energy per spin e", "1"),
-        "q2": ("<q_ab^2> over replica pairs and samples", "1"),
-        "q4": ("<q_ab^4> over replica pairs and samples", "1"),
-        "binder": ("Binder ratio g = (3 - <q^4>/<q^2>^2) / 2", "1"),
+    names = {  # name: (long name, units: the run file's energy's, or dimensionless)
+        "energy": ("energy per spin e", unit_attributes(ds["energy"].attrs)),
+        "q2": ("<q_ab^2> over replica pairs and samples", {"units": "1"}),
+        "q4": ("<q_ab^4> over replica pairs and samples", {"units": "1"}),
+        "binder": ("Binder ratio g = (3 - <q^4>/<q^2>^2) / 2", {"units": "1"}),
     }
     for var, (long_name, units) in names.items():
         key = "binder" if var == "binder" else f"{var}_mean"
         out[key] = est[var].variable
-        out[key].attrs = {"long_name": long_name, "units": units}
+        out[key].attrs = {"long_name": long_name, **units}
         out[f"{key}_err" if var == "binder" else f"{var}_err"] = err[var].variable
         out[f"{key}_err" if var == "binder" else f"{var}_err"].attrs = {
             "long_name": f"jackknife standard error of {long_name}",
-            "units": units,
+            **units,
         }
     out.attrs = analysis_attrs(
         ds,

@@ -18,11 +18,13 @@ model's analysis module (:mod:`analysis.kpz`, ...) builds on these; none is name
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import xarray as xr
+
+from simcore.io.dataset import unit_attributes
 
 __all__ = [
     "POSITIVE_MIDPOINT_NOTE",
@@ -130,6 +132,13 @@ def window_slope(
     at_hi = ln_e.isel(t=hi, **index).drop_vars(drop, errors="ignore")
     at_lo = ln_e.isel(t=lo, **index).drop_vars(drop, errors="ignore")
     return (at_hi - at_lo) / dlnt
+def _units(units: str | Mapping[str, Any], model_units: str | None = None) -> dict[str, Any]:
+    """``units`` (and ``model_units``) attributes from a units string or a variable's
+    attributes (which carry both, :func:`simcore.io.dataset.unit_attributes`)."""
+    attrs = unit_attributes(units) if isinstance(units, Mapping) else {"units": str(units)}
+    if model_units:
+        attrs["model_units"] = str(model_units)
+    return attrs
 
 
 def put_means(
@@ -137,19 +146,22 @@ def put_means(
     est: xr.Dataset,
     err: xr.Dataset,
     names: Iterable[object],
-    meta: Callable[[str], tuple[str, str]],
+    meta: Callable[[str], Sequence[Any]],
 ) -> None:
     """``<name>_mean`` and ``<name>_err`` in ``out`` for each name, from a jackknife's
-    estimates and errors; ``meta(name)`` gives (long name, units) of the per-sample
-    quantity, so every stored variable says what it is."""
+    estimates and errors; ``meta(name)`` gives (long name, units) or (long name, units,
+    model units) of the per-sample quantity, units either a string or the per-sample
+    variable's attributes (its ``units`` and ``model_units`` are copied), so every stored
+    variable says what it is and in which unit a figure labels it."""
     for name in names:
-        long_name, units = meta(str(name))
+        long_name, units, *more = meta(str(name))
+        attrs = _units(units, more[0] if more else None)
         out[f"{name}_mean"] = est[name].variable
-        out[f"{name}_mean"].attrs = {"long_name": f"sample mean of {long_name}", "units": units}
+        out[f"{name}_mean"].attrs = {"long_name": f"sample mean of {long_name}", **attrs}
         out[f"{name}_err"] = err[name].variable
         out[f"{name}_err"].attrs = {
             "long_name": f"jackknife standard error of the sample mean of {long_name}",
-            "units": units,
+            **attrs,
         }
 
 
@@ -160,19 +172,20 @@ def put_local_slope(
     name: str,
     long_name: str,
     times: np.ndarray,
-    unit: str | Mapping[str, str],
+    unit: str | Mapping[str, Any],
 ) -> xr.Dataset:
     """``out`` with the exponent ``name`` (and ``name_err``) of :func:`local_slope_of` over
     ``t_eff``, with the pair of positive times of each value as ``t_lower``, ``t_upper``
-    (a reader can redo or rebin the slope without guessing the times).  ``unit``: the
-    times' ``units`` attribute, or all their unit attributes (``units``, ``model_units``)."""
-    units = {"units": unit} if isinstance(unit, str) else dict(unit)
+    (a reader can redo or rebin the slope without guessing the times); ``unit``: the
+    units of the times, a string or the attributes of the time coordinate (its ``units``
+    and ``model_units`` are copied)."""
     lo, hi = successive_pairs(times)
     out = out.assign_coords(
         t_eff=("t_eff", est["t_eff"].values),
         t_lower=("t_eff", times[lo]),
         t_upper=("t_eff", times[hi]),
     )
+    units = _units(unit)
     out["t_eff"].attrs = {"long_name": f"effective time of {name}", **units,
                           "comment": POSITIVE_MIDPOINT_NOTE}  # fmt: skip
     out["t_lower"].attrs = {"long_name": "earlier time t_j of the pair", **units}

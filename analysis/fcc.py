@@ -136,15 +136,15 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
     out["t"].attrs = dict(ds["t"].attrs)
     out["k"].attrs = dict(ds["k"].attrs)
 
-    def meta(name: str) -> tuple[str, str]:
+    def meta(name: str) -> tuple[str, dict]:
         a = ds[name].attrs
-        return str(a.get("long_name", name)), str(a.get("units", "1"))
+        return str(a.get("long_name", name)), dict(a)
 
     put_means(out, est, err, per_sample.data_vars, meta)
     out = put_local_slope(
         out, est, err, "x_eff",
         "effective coarsening exponent x_eff = d ln L / d ln t of the mean domain size",
-        np.asarray(ds["t"].values, dtype=float), str(ds["t"].attrs.get("units", "MCS")),
+        np.asarray(ds["t"].values, dtype=float), ds["t"].attrs,
     )  # fmt: skip
     if "slice" in ds.variables:
         out["slice"] = ds["slice"].isel(sample=0).drop_vars("sample").variable

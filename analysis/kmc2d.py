@@ -58,6 +58,7 @@ from analysis.plotting import (
     time_label,
 )
 from analysis.stats import default_groups, jackknife
+from simcore.io.dataset import reciprocal_unit
 
 __all__ = [
     "OBSERVABLES",
@@ -148,13 +149,17 @@ def _per_sample(ds: xr.Dataset, rates: str) -> xr.Dataset:
     return xr.Dataset(data)
 
 
-def _units(ds: xr.Dataset, name: str) -> str:
-    units = _NAMES[name][1]
+def _meta(ds: xr.Dataset, name: str) -> tuple[str, str | dict, str | None]:
+    """(long name, units, model units) of a reported quantity for :func:`put_means`: the
+    table's units, else the run file's; ``events_rate`` is a number per unit model time,
+    in the reciprocal of the time's model unit (``k2`` for sos)."""
+    long_name, units = _NAMES[name]
     if units is not None:
-        return units
+        return long_name, units, None
     if name == "events_rate":
-        return f"1 / ({ds['t'].attrs.get('units', 'time unit')})"
-    return str(ds[name].attrs.get("units", "1"))
+        time_unit = ds["t"].attrs.get("model_units")
+        return long_name, "1", reciprocal_unit(str(time_unit)) if time_unit else None
+    return long_name, dict(ds[name].attrs), None
 
 
 def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
@@ -180,12 +185,12 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
 
     out = xr.Dataset(coords={"t": ds["t"].values})
     out["t"].attrs = dict(ds["t"].attrs)
-    put_means(out, est, err, per_sample.data_vars, lambda name: (_NAMES[name][0], _units(ds, name)))
+    put_means(out, est, err, per_sample.data_vars, lambda name: _meta(ds, name))
     if "beta_eff" in est:
         out = put_local_slope(
             out, est, err, "beta_eff",
             "effective growth exponent beta_eff (kelling2017 eq. 8, E = sqrt(mean W2))",
-            np.asarray(ds["t"].values, dtype=float), str(ds["t"].attrs.get("units", "1")),
+            np.asarray(ds["t"].values, dtype=float), ds["t"].attrs,
         )  # fmt: skip
     attrs = analysis_attrs(
         ds,

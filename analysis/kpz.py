@@ -66,6 +66,7 @@ from analysis.plotting import (
     unit_text,
 )
 from analysis.stats import default_groups, jackknife
+from simcore.io.dataset import unit_attributes
 
 __all__ = [
     "BETA",
@@ -301,13 +302,6 @@ def _lambdas(windows: dict[str, LambdaWindows], times: np.ndarray) -> Callable[[
     return func
 
 
-def _units_of(ds: xr.Dataset, var: str) -> dict[str, str]:
-    """``units`` and, if it has them, ``model_units`` of variable ``var`` of ``ds``."""
-    a = ds[var].attrs
-    return {"units": str(a.get("units", "1")),
-            **({"model_units": str(a["model_units"])} if "model_units" in a else {})}  # fmt: skip
-
-
 def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
     """Means, jackknife errors and effective exponents of one aggregated dataset.
 
@@ -359,7 +353,7 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
     lam_err = c_err.isel({f"lambda_{k}_window": pick[k] for k in pick})
 
     lo, hi = successive_pairs(times)
-    t_units = _units_of(ds, "t")
+    t_units = unit_attributes(ds["t"].attrs)
     out = xr.Dataset(coords={"t": data["t"].values, "s": data["s"].values})
     out["t"].attrs = {**ds["t"].attrs, "long_name": "time"}
     out["s"].attrs = {**ds["s"].attrs, "long_name": "waiting time s"}
@@ -374,7 +368,7 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
         out[name].attrs = {"long_name": long_name, **units}
 
     for var in ("W2", "mean_h", "C_h", "C_s"):
-        long_name, units = str(ds[var].attrs.get("long_name", var)), _units_of(ds, var)
+        long_name, units = str(ds[var].attrs.get("long_name", var)), unit_attributes(ds[var].attrs)
         put(f"{var}_mean", est[f"{var}_mean"], f"sample mean of {long_name}", units)
         put(f"{var}_err", err[f"{var}_mean"],
             f"jackknife standard error of the sample mean of {long_name}", units)  # fmt: skip
@@ -387,7 +381,7 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
         out = out.assign_coords(
             {
                 f"lambda_{kind}_s": (dim, s_vals[w.s], {"long_name": "waiting time s of "
-                                     "the window", **_units_of(ds, "s")}),
+                                     "the window", **unit_attributes(ds["s"].attrs)}),
                 f"lambda_{kind}_t_lower": (dim, t_lo, {"long_name": "first time of the "
                                            "window", **t_units}),
                 f"lambda_{kind}_t_upper": (dim, t_hi, {"long_name": "last time of the "

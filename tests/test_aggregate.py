@@ -28,7 +28,7 @@ def make_run(
     times: np.ndarray = TIMES,
     **attr_overrides: object,
 ) -> Path:
-    """Write one run file like `simcore run` does (dims sample, time, s; documented attrs)."""
+    """Write one run file like `simcore run` does (dims sample, t, s; documented attrs)."""
     n = samples_per_job if n_samples is None else n_samples
     offset = block * samples_per_job if sample_offset is None else sample_offset
     sample = np.arange(offset, offset + n, dtype=np.int64)
@@ -39,7 +39,7 @@ def make_run(
     c_s = np.where(np.isnan(c), np.nan, 0.25 * c)
     config = {"model": "kpz", "block": block, "sample_offset": offset}
     attrs = {
-        "Conventions": "CF-1.10",
+        "Conventions": "CF-1.11",
         "title": "simcore run",
         "model": "kpz",
         "dim": 1,
@@ -49,7 +49,7 @@ def make_run(
         "scheme": "sequential",
         "backend": "cpu",
         "device": "cpu",
-        "seed": str(12345678901234567 + block),
+        "seed": np.uint64(2**63 + 12345678901234567 + block),
         "t_max": int(times[-1]),
         "waiting_times": WAITING,
         "campaign": "test",
@@ -73,8 +73,8 @@ def make_run(
         },
         coords={
             "sample": ("sample", sample, {"long_name": "global sample index"}),
-            "t": ("t", times, {"units": "MCS", "long_name": "time"}),
-            "s": ("s", WAITING, {"units": "MCS", "long_name": "waiting time"}),
+            "t": ("t", times, {"units": "1", "model_units": "MCS", "long_name": "time"}),
+            "s": ("s", WAITING, {"units": "1", "model_units": "MCS", "long_name": "waiting time"}),
         },
         attrs=attrs,
     )
@@ -111,10 +111,15 @@ def test_concatenates_in_sample_order(tmp_path: Path) -> None:
             np.testing.assert_array_equal(ds["C_h"].sel(sample=[3, 4, 5]), b1["C_h"])
         assert np.isnan(ds["C_h"].sel(s=5, t=3)).all()
         assert ds["t"].values.tolist() == TIMES.tolist()
-        assert ds["t"].attrs["units"] == "MCS"
+        assert ds["t"].attrs["units"] == "1" and ds["t"].attrs["model_units"] == "MCS"
+        assert all("_FillValue" not in ds[c].encoding for c in ds.coords)  # CF: coordinates
         assert ds["W2"].attrs == {"long_name": "squared width", "units": "1"}
         a = ds.attrs
         assert a["n_runs"] == 3 and a["n_samples"] == 8
+        # numbers stay numbers: the blocks and the 64-bit seeds of the runs, in sample order
+        assert a["source_blocks"].tolist() == [0, 1, 2]
+        assert a["source_seeds"].dtype == np.uint64
+        assert a["source_seeds"].tolist() == [2**63 + 12345678901234567 + b for b in range(3)]
         assert list(np.atleast_1d(a["source_files"])) == ["b0.nc", "b1.nc", "b2.nc"]
         assert a["wall_seconds_total"] == pytest.approx(1.5 + 2.5 + 3.5)
         assert a["point"] == "kpz_d1_L64_p1_q0_sequential_cpu" and a["p"] == 1.0

@@ -599,7 +599,7 @@ def test_no_model_is_a_default() -> None:
            "points": [{"rates": "sos", "L": 24, "phi": 0}]}  # fmt: skip
     camp = load_campaign(kmc)
     assert camp.point_names == ["kmc2d_sos_L24_phi0_k21_tiles8_cpu"]
-    assert "to t = 5)" in camp.summary()
+    assert "to t = 5 1/k2)" in camp.summary()  # the rate model's time unit
 
 
 def test_keys_that_do_not_apply_to_a_point_are_left_out() -> None:

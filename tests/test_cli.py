@@ -76,7 +76,8 @@ def test_run_writes_cf_dataset_with_provenance(tmp_path, write_config):
     with xr.open_dataset(out) as ds:
         assert ds.W2.dims == ("sample", "t") and ds.C_h.dims == ("sample", "s", "t")
         assert list(ds.sample.values) == [6, 7, 8]
-        assert ds.t.attrs["units"] == "MCS" and ds.t.values[0] == 0
+        assert ds.t.attrs["units"] == "1" and ds.t.attrs["model_units"] == "MCS"
+        assert ds.t.values[0] == 0
         assert ds.t.values[-1] == 60 and set(ds.s.values) <= set(ds.t.values)
         for v in ds.data_vars.values():
             assert v.attrs["units"] and v.attrs["long_name"]
@@ -92,7 +93,10 @@ def test_run_writes_cf_dataset_with_provenance(tmp_path, write_config):
             "device",
         ):
             assert key in ds.attrs
-        assert ds.attrs["seed"] == "2024" and ds.attrs["point"] == "pt"
+        assert ds.attrs["seed"] == 2024 and ds.attrs["seed"].dtype == np.uint64
+        assert ds.attrs["point"] == "pt" and ds.attrs["L"] == 16 and ds.attrs["p"] == 1.0
+        assert not {"tc", "domain", "t_async", "border"} & set(ds.attrs)  # DD keys only
+        assert "scheme=sequential" in ds.attrs["title"] and "simcore" in ds.attrs["history"]
         assert np.all(ds.W2.sel(t=0) == 0.25)
         assert np.isnan(ds.C_h.sel(s=20, t=5)).all()
         np.testing.assert_array_equal(ds.C_h.sel(s=20, t=20), ds.W2.sel(t=20))

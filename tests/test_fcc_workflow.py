@@ -219,9 +219,10 @@ def test_simcore_run_writes_the_run_file(tmp_path: Path, write_config) -> None:
     assert ds["t"].values[-1] == 20 and ds["sample"].values.tolist() == [4, 5]
     for name in ds.variables:
         assert {"long_name", "units"} <= set(ds[name].attrs), name
-    assert ds["t"].attrs["units"] == "MCS" and ds["k"].attrs["units"] == "1/lattice spacing"
-    assert ds["domain_size"].attrs["units"].startswith("lattice spacing")
-    assert "bond energy" in ds["energy"].attrs["units"]
+    model_units = {name: ds[name].attrs.get("model_units") for name in ds.variables}
+    assert model_units["t"] == "MCS" and model_units["k"] == "1/lattice spacing"
+    assert model_units["domain_size"] == "lattice spacing" and model_units["energy"] == "epsilon"
+    assert model_units["open_bonds"] is None and ds["wall_time"].attrs["units"] == "s"
     a = ds.attrs
     assert a["Conventions"].startswith("CF-") and a["model"] == "fcc" and a["scheme"] == "dt"
     assert a["block_side"] == 8 and "n_slabs" not in a and a["active"] == "both"

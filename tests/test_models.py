@@ -112,7 +112,7 @@ def test_bad_input_exits_2_and_writes_nothing(spec: ModelSpec, tmp_path, plugin_
 
 
 def test_run_file_layout(spec: ModelSpec, tmp_path, plugin_env) -> None:
-    """dims sample and time; units and a long name on every variable; the provenance and
+    """dims sample and t; units and a long name on every variable; the provenance and
     the point's keys in the global attributes."""
     path = tmp_path / "job.yaml"
     path.write_text(yaml.safe_dump(example_config(spec)))
@@ -124,7 +124,7 @@ def test_run_file_layout(spec: ModelSpec, tmp_path, plugin_env) -> None:
         assert ds.sizes["sample"] == cfg["samples"]
         np.testing.assert_array_equal(ds["sample"].values, np.arange(cfg["samples"]))
         for name, var in ds.variables.items():
-            assert "units" in var.attrs or name == "pair", name  # pair: labels, no unit
+            assert "units" in var.attrs, name
             assert "long_name" in var.attrs, name
         for key in ("Conventions", "title", "model", "seed", "t_max", "simcore_version",
                     "git_commit", "backend", "device", "hostname", "created", "wall_seconds",

@@ -201,8 +201,11 @@ class Campaign:
         from simcore.io.provenance import git_commit, simcore_version
 
         chosen = self.points if points is None else [self.point(n) for n in points]
-        unit = f" {self.spec.time_unit}" if self.spec.time_unit else ""
-        parts = [f"{pt.name} ({pt.samples} samples to t = {pt.t_max}{unit})" for pt in chosen]
+        parts = []
+        for pt in chosen:
+            unit = self.spec.time_units(pt.settings)[0]
+            t_max = f"{pt.t_max} {unit}" if unit else str(pt.t_max)
+            parts.append(f"{pt.name} ({pt.samples} samples to t = {t_max})")
         return (
             f"{len(chosen)} parameter point(s): "
             + "; ".join(parts)

@@ -13,8 +13,14 @@ class LockstepProgress:
 
     times: np.ndarray
     samples: int
-    #: Unit of the sampling times in progress lines ("" for model time).
-    time_unit: str = ""
+    cfg: dict
+
+    @property
+    def time_unit(self) -> str:
+        """Unit of the sampling times in progress lines: the spec's for this config."""
+        from simcore.models import registry
+
+        return registry.get(self.cfg["model"]).time_units(self.cfg)[0]
 
     def done(self, st: dict) -> bool:
         """True when the last sampling time has been measured."""

@@ -174,12 +174,15 @@ class ModelSpec:
     """Base class of a model's spec; a model overrides what differs (see the module doc).
 
     Class attributes: ``name`` (the ``model:`` value), ``title`` (one line), ``keys``
-    (run-config keys in the order they are checked and written), ``time_unit`` (of
-    ``t_max``, for summaries), ``resource_rates`` (the campaign's ``job_resources`` keys
-    of this model: name -> (default, description)), ``analysis`` (the module with
-    ``analyze(ds, n_groups)`` and ``make_figures(analyses, out_dir, names=None)``, which
-    draws the campaign figures, or only those in ``names``; a module whose ``make_figures``
-    has no ``names`` has all drawn and the others dropped), ``paper_figures``
+    (run-config keys in the order they are checked and written), ``time_unit`` and
+    ``time_name`` (the model's unit of time, of ``t_max`` and of the run files' ``t``, as
+    written on an axis, and the long name of ``t``; a model whose unit depends on its
+    settings overrides :meth:`time_units`), ``resource_rates`` (the campaign's
+    ``job_resources`` keys of this model: name -> (default, description)), ``analysis``
+    (the module with ``analyze(ds, n_groups)`` and ``make_figures(analyses, out_dir,
+    names=None)``, which draws the campaign figures, or only those in ``names``; a module
+    whose ``make_figures`` has no ``names`` has all drawn and the others dropped),
+    ``paper_figures``
     ``bench_kernels`` (kernel name -> ``"module:attribute"`` of a :class:`BenchKernel`,
     imported only when the bench CLI is built) and ``example`` (a small run config).
     """
@@ -188,6 +191,7 @@ class ModelSpec:
     title: str = ""
     keys: Mapping[str, Key] = {}
     time_unit: str = "MCS"
+    time_name: str = "time in Monte Carlo steps per site (MCS)"
     resource_rates: Mapping[str, tuple[float, str]] = {}
     analysis: str = ""
     paper_figures: tuple[PaperFigure, ...] = ()
@@ -227,6 +231,12 @@ class ModelSpec:
     def simulation(self, cfg: dict[str, Any]) -> Simulation:
         """The simulation of a validated run config (backend checked by the caller)."""
         raise NotImplementedError
+
+    def time_units(self, cfg: Mapping[str, Any]) -> tuple[str, str]:
+        """The model's unit of time for settings ``cfg`` and the long name of the time axis:
+        the one place that knows them (the run files' ``t`` gets ``units: "1"`` and this
+        unit as ``model_units``, :func:`simcore.io.dataset.time_attributes`)."""
+        return self.time_unit, self.time_name
 
     def applies(self, key: str, cfg: Mapping[str, Any]) -> bool:
         """Whether ``key`` exists for settings ``cfg`` (see :attr:`Key.applies`)."""

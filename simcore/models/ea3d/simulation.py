@@ -13,7 +13,7 @@ import xarray as xr
 
 from simcore.backends.cpu import OnCPU
 from simcore.backends.cuda import OnGPU
-from simcore.io.dataset import sample_coord
+from simcore.io.dataset import in_model_units, sample_coord, time_attributes
 from simcore.models.ea3d.kernels import PRNG_CODE, n_generators, sweeps_philox, sweeps_stateful
 from simcore.models.ea3d.lattice import (
     LAYOUT_ID,
@@ -25,6 +25,7 @@ from simcore.models.ea3d.lattice import (
 )
 from simcore.models.ea3d.observables import PAIRS, energy_per_spin, overlaps
 from simcore.models.ea3d.rule import thresholds
+from simcore.models.ea3d.spec import SPEC
 from simcore.models.lockstep import LockstepProgress
 from simcore.sampling import sampling_times
 from simcore.seeding import philox_key
@@ -114,29 +115,34 @@ class EA3DSimulation(OnCPU, LockstepProgress):
             "t": (
                 "t",
                 self.times,
-                {
-                    "long_name": "time",
-                    "units": "sweeps",
-                    "comment": "1 sweep = one Metropolis update of every spin (red, then blue)",
-                },
-            ),  # fmt: skip
+                time_attributes(
+                    SPEC,
+                    self.cfg,
+                    comment="1 sweep = one Metropolis update of every spin (red, then blue)",
+                ),
+            ),
             "replica": ("replica", np.arange(N_REPLICAS), {"long_name": "replica", "units": "1"}),
             "pair": (
                 "pair",
-                np.array([f"{a}{b}" for a, b in PAIRS]),
-                {"long_name": "replica pair ab of the overlap q_ab"},
+                np.array([10 * a + b for a, b in PAIRS], dtype=np.int64),
+                {
+                    "long_name": "replica pair ab of the overlap q_ab, as the number 10 a + b",
+                    "units": "1",
+                    "comment": "pairs 01 02 03 12 13 23 (a numeric coordinate: CF coordinates "
+                    "are numbers)",
+                },
             ),
         }
         data = {
             "energy": (
                 ("sample", "replica", "t"),
                 st["energy"],
-                {
-                    "long_name": "energy per spin e = H / L^3",
-                    "units": "1",
-                    "comment": "in units of |J|; H = -sum over bonds J sigma sigma",
-                },
-            ),  # fmt: skip
+                in_model_units(
+                    "energy per spin e = H / L^3",
+                    SPEC.energy_unit,
+                    comment="H = -sum over bonds J sigma sigma, couplings J = +-1",
+                ),
+            ),
             "q": (
                 ("sample", "pair", "t"),
                 st["q"],

@@ -30,6 +30,9 @@ class EA3DSpec(ModelSpec):
                     "stateful generators", default="philox", type="str", choices=PRNGS),
     }  # fmt: skip
     time_unit = "sweeps"
+    time_name = "time in sweeps"
+    #: ``model_units`` of energies: the couplings are +-J, J = k_B = 1.
+    energy_unit = "|J|"
     resource_rates = {
         "flips_per_second": (2e9, "spin-flip attempts per second of one CPU job (all cores)"),
         "gpu_flips_per_second": (1e12, "spin-flip attempts per second of one GPU job"),

@@ -25,7 +25,7 @@ import xarray as xr
 
 from simcore.backends.cpu import OnCPU
 from simcore.backends.cuda import OnGPU
-from simcore.io.dataset import lockstep_wall_time, sample_coord
+from simcore.io.dataset import in_model_units, lockstep_wall_time, sample_coord, time_attributes
 from simcore.models.fcc.decomposed import dt_sweeps
 from simcore.models.fcc.kernels import sequential_sweeps
 from simcore.models.fcc.lattice import random_mixture
@@ -38,6 +38,7 @@ from simcore.models.fcc.observables import (
 )
 from simcore.models.fcc.rule import thresholds
 from simcore.models.fcc.slabs import slab_sweeps
+from simcore.models.fcc.spec import SPEC
 from simcore.models.lockstep import LockstepProgress
 from simcore.sampling import sampling_times
 from simcore.seeding import philox_key
@@ -45,16 +46,19 @@ from simcore.seeding import philox_key
 #: Largest side of the z = 0 plane kept in the run file (its top-left corner).
 SLICE = 256
 
-#: Per (sample, time) observables: name -> (long name, units).
+#: Lengths are in lattice spacings of the simple cubic lattice (the fcc sites are those
+#: with x + y + z even).
+LENGTH = "lattice spacing"
+#: Per (sample, time) observables: name -> (long name, model units; None: dimensionless).
 OBSERVABLES = {
-    "open_bonds": ("A-B bonds per B particle, 12 - 2 (B-B bonds) / N_B", "1"),
+    "open_bonds": ("A-B bonds per B particle, 12 - 2 (B-B bonds) / N_B", None),
     "energy": (
-        "energy per site -(B-B bonds) / N, N = L^3/2 fcc sites",
-        "bond energy (epsilon k_B T)",
+        "energy per site -(B-B bonds) / N in units of the bond energy epsilon, N = L^3/2 fcc sites",
+        "epsilon",
     ),
     "domain_size": (
         "domain size 2 pi / k1, k1 the first moment of the spherically averaged S(k)",
-        "lattice spacing of the simple cubic lattice",
+        LENGTH,
     ),
 }
 
@@ -63,8 +67,6 @@ class FCCSimulation(OnCPU, LockstepProgress):
     """The fcc alloy on the CPU for one validated run config (scheme sequential, dt on all
     cores, or slabs); the GPU job is the subclass :class:`FCCGPUSimulation`, which
     overrides the sweeps and where the lattices live."""
-
-    time_unit = "MCS"
 
     def __init__(self, cfg: dict):
         self.cfg = cfg
@@ -142,27 +144,31 @@ class FCCSimulation(OnCPU, LockstepProgress):
             "t": (
                 "t",
                 self.times.astype(np.int64),
-                {
-                    "long_name": "time",
-                    "units": "MCS",
-                    "comment": "1 MCS = N = L^3/2 exchange attempts (every schedule)",
-                },
+                time_attributes(
+                    SPEC, self.cfg, comment="1 MCS = N = L^3/2 exchange attempts (every schedule)"
+                ),
             ),
             "k": (
                 "k",
                 np.asarray(st["k"], dtype=np.float64),
-                {
-                    "long_name": "wavenumber |k| of the spherical shell (width 2 pi / L)",
-                    "units": "1/lattice spacing",
-                    "comment": "lattice spacing of the simple cubic lattice; 0 < |k| < pi",
-                },
+                in_model_units(
+                    "wavenumber |k| of the spherical shell (width 2 pi / L)",
+                    f"1/{LENGTH}",
+                    comment="lattice spacing of the simple cubic lattice; 0 < |k| < pi",
+                ),
             ),
             "row": ("row", np.arange(n, dtype=np.int64), {"long_name": "y", "units": "1"}),
             "col": ("col", np.arange(n, dtype=np.int64), {"long_name": "x", "units": "1"}),
         }
         dims = ("sample", "t")
         data = {
-            name: (dims, st[f"obs_{name}"], {"long_name": long_name, "units": units})
+            name: (
+                dims,
+                st[f"obs_{name}"],
+                {"long_name": long_name, "units": "1"}
+                if units is None
+                else in_model_units(long_name, units),
+            )
             for name, (long_name, units) in OBSERVABLES.items()
         }
         data["moves"] = (

@@ -21,7 +21,8 @@ Models (``MODELS`` name -> code):
   columns at least as high as the new atom (height + 1), rate k2 exp((2 n_b - 4) phi).
   params = (k2, phi).
 * ``ising`` (1): Glauber spin flips on the square lattice, spin s = +-1, rate
-  1 / (1 + exp(dE / T)) with dE = 2 s (J f + h), f the sum of the 4 nearest spins.
+  w0 / (1 + exp(dE / T)) with dE = 2 s (J f + h), f the sum of the 4 nearest spins, and
+  the Glauber rate constant w0 = 1 (time counts in units of 1/w0).
   Class 5 (s > 0) + (f + 4) / 2.  params = (J, h, T).
 """
 

@@ -17,9 +17,17 @@ import xarray as xr
 
 from simcore.backends.cpu import OnCPU
 from simcore.backends.cuda import OnGPU
-from simcore.io.dataset import lockstep_wall_time, sample_coord
+from simcore.io.dataset import (
+    HEIGHT,
+    HEIGHT2,
+    in_model_units,
+    lockstep_wall_time,
+    sample_coord,
+    time_attributes,
+)
 from simcore.models.kmc2d.gpu import HISTORY  # steps of (dt, accepted) kept per sample
 from simcore.models.kmc2d.rates import ISING, MODELS, PARAMS, SOS, rate_table, rate_tables
+from simcore.models.kmc2d.spec import ENERGY_UNIT, SPEC
 from simcore.models.lockstep import LockstepProgress
 from simcore.sampling import sampling_times
 from simcore.seeding import philox_key
@@ -224,20 +232,10 @@ class KMC2DSimulation(OnCPU, LockstepProgress):
     # -- output --------------------------------------------------------------
     def to_dataset(self, st: dict) -> xr.Dataset:
         """The job's results with CF-style attributes (global attributes by the runner)."""
-        unit = "1/k2" if self.model == SOS else "1 / (flip attempt rate)"
         n = min(self.L, SNAPSHOT)
         coords = {
             "sample": sample_coord(self.cfg, self.samples),
-            "t": (
-                "t",
-                self.times.astype(np.float64),
-                {
-                    "long_name": "time",
-                    "units": unit,
-                    "comment": "continuous KMC time; rates in units of k2 (sos) or of the "
-                    "single-spin flip rate scale (ising)",
-                },
-            ),
+            "t": ("t", self.times.astype(np.float64), time_attributes(SPEC, self.cfg)),
             "step": (
                 "step",
                 np.arange(HISTORY, dtype=np.int64),
@@ -258,17 +256,22 @@ class KMC2DSimulation(OnCPU, LockstepProgress):
             ),
         }
         dims = ("sample", "t")
-        meta = {
-            "mean_h": ("mean surface height <h>", "lattice units"),
-            "W2": ("squared surface width W^2 = <h^2> - <h>^2", "lattice units^2"),
-            "magnetization": ("magnetization per spin", "1"),
-            "energy": ("energy per spin -J <s_i s_j> - h <s>", "J"),
-            "step_density": ("fraction of cells with a higher nearest neighbour", "1"),
+        meta = {  # name: (long name, model units; None: dimensionless)
+            "mean_h": ("mean surface height <h>", HEIGHT),
+            "W2": ("squared surface width W^2 = <h^2> - <h>^2", HEIGHT2),
+            "magnetization": ("magnetization per spin", None),
+            "energy": ("energy per spin -J <s_i s_j> - h <s>", ENERGY_UNIT),
+            "step_density": ("fraction of cells with a higher nearest neighbour", None),
         }
         data = {}
         for name in self._observables():
-            long_name, units = meta[name]
-            data[name] = (dims, st[f"obs_{name}"], {"long_name": long_name, "units": units})
+            long_name, model_units = meta[name]
+            attrs = (
+                {"long_name": long_name, "units": "1"}
+                if model_units is None
+                else in_model_units(long_name, model_units)
+            )
+            data[name] = (dims, st[f"obs_{name}"], attrs)
         data["events"] = (
             dims,
             st["obs_events"],
@@ -290,16 +293,17 @@ class KMC2DSimulation(OnCPU, LockstepProgress):
         data["dt"] = (
             dims,
             st["obs_dt"],
-            {
-                "long_name": "adaptive time step of the tile algorithm at the sampling time",
-                "units": unit,
-            },
+            time_attributes(
+                SPEC,
+                self.cfg,
+                long_name="adaptive time step of the tile algorithm at the sampling time",
+            ),
         )
         data["wall_time"] = lockstep_wall_time(st["wall"], self.samples)
         data["dt_history"] = (
             ("sample", "step"),
             st["hist_dt"],
-            {"long_name": "time step tried (first steps of the run)", "units": unit},
+            time_attributes(SPEC, self.cfg, long_name="time step tried (first steps of the run)"),
         )
         data["dt_accepted"] = (
             ("sample", "step"),

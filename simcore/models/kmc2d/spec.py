@@ -36,6 +36,15 @@ COMMON_FIGURES = {
     "against time, one line per point.",
 }
 _DARKINS = "darkins2024"
+#: Each rate model's unit of time (the ``model_units`` of ``t``) and the long name of the
+#: time axis: sos rates are k2 exp((2 n_b - 4) phi), Glauber rates w0 / (1 + exp(dE / T))
+#: with the rate constant w0 = 1 (:mod:`simcore.models.kmc2d.rates`).
+TIME_UNITS = {
+    "sos": ("1/k2", "continuous time in units of 1/k2"),
+    "ising": ("1/w0", "continuous time in units of 1/w0, w0 the Glauber rate constant"),
+}
+#: ``model_units`` of the Ising energy: the unit of J, h and T (k_B = 1).
+ENERGY_UNIT = "J"
 
 
 def _rates_is(rates: str):
@@ -72,7 +81,7 @@ class KMC2DSpec(ModelSpec):
                      "ising: +-1); default flat for sos, random for ising", default=None,
                      type="str"),
     }  # fmt: skip
-    time_unit = ""
+    time_unit = ""  # per rate model: time_units
     resource_rates = {
         "events_per_second": (1e5, "events per second of one CPU job (measured on 2 cores at "
                               "L = 64 .. 256: tiles 1.6e5 to 2e5, serial 4e5 to 6e5, bkl 2.4e6)"),
@@ -147,6 +156,10 @@ class KMC2DSpec(ModelSpec):
         if cfg["start"] != DEFAULT_START[rates]:
             name += f"_{cfg['start']}-start"
         return name
+
+    def time_units(self, cfg: Mapping[str, Any]) -> tuple[str, str]:
+        """The rate model's unit of time (:data:`TIME_UNITS`)."""
+        return TIME_UNITS.get(str(cfg.get("rates")), (self.time_unit, "continuous time"))
 
     def uses_threads(self, cfg: Mapping[str, Any]) -> bool:
         """The tile algorithm advances its patches in parallel on the CPU."""

@@ -27,8 +27,6 @@ class KPZGPUSimulation(OnGPU, LockstepProgress, KPZSimulation):
     """Octahedron model, two-layer DD scheme, on the current CUDA device: the CPU job with
     the sweeps, the observables and the state on the GPU, all samples in lockstep."""
 
-    time_unit = "MCS"
-
     def __init__(self, cfg: dict):
         super().__init__(cfg)
         self.scheme = str(cfg["scheme"])

@@ -10,7 +10,7 @@ import numpy as np
 import xarray as xr
 
 from simcore.backends.cpu import OnCPU
-from simcore.io.dataset import sample_coord
+from simcore.io.dataset import HEIGHT, HEIGHT2, in_model_units, sample_coord, time_attributes
 from simcore.models.kpz.decomposed import dd_sweeps
 from simcore.models.kpz.geometry import geometry_from_config, parse_scheme
 from simcore.models.kpz.kernels import sequential_sweeps
@@ -21,24 +21,24 @@ from simcore.models.kpz.observables import (
     slope_autocorrelation,
     width_and_mean,
 )
+from simcore.models.kpz.spec import SPEC
 from simcore.rng import uniform_threshold
 from simcore.sampling import sampling_times
 from simcore.seeding import philox_key
 
 
-def time_attributes(cfg: dict) -> dict[str, str | float]:
-    """CF attributes of the time axis; under DB/cDB they state the eq. 9 accounting."""
-    attrs: dict[str, str | float] = {"long_name": "time", "units": "MCS"}
+def kpz_time_attributes(cfg: dict) -> dict[str, str | float]:
+    """CF attributes of the time axis (in MCS, from the spec); under DB/cDB they state
+    the eq. 9 accounting."""
     if parse_scheme(cfg["scheme"]) is None:
-        attrs["comment"] = "1 MCS = L^d update attempts"
-        return attrs
-    geo = geometry_from_config(cfg)
-    attrs["comment"] = (
-        f"1 MCS = L^d site selections of scheme {cfg['scheme']}; the fraction "
-        "active_fraction of them are performed (kelling2017 eq. 9)"
+        return time_attributes(SPEC, cfg, comment="1 MCS = L^d update attempts")
+    return time_attributes(
+        SPEC,
+        cfg,
+        comment=f"1 MCS = L^d site selections of scheme {cfg['scheme']}; the fraction "
+        "active_fraction of them are performed (kelling2017 eq. 9)",
+        active_fraction=geometry_from_config(cfg).active_fraction,
     )
-    attrs["active_fraction"] = geo.active_fraction
-    return attrs
 
 
 class KPZSimulation(OnCPU):
@@ -106,7 +106,7 @@ class KPZSimulation(OnCPU):
             i, t_now = i - 1, self.times[-1]
         else:
             t_now = self.times[ti - 1] if ti > 0 else 0
-        return f"sample {i + 1}/{self.samples}, t = {t_now} MCS"
+        return f"sample {i + 1}/{self.samples}, t = {t_now} {SPEC.time_unit}"
 
     # -- dynamics ------------------------------------------------------------
     def step(self, st: dict) -> None:
@@ -140,29 +140,29 @@ class KPZSimulation(OnCPU):
         """The job's results with CF-style variable attributes (global attributes by the runner)."""
         coords = {
             "sample": sample_coord(self.cfg, self.samples),
-            "t": ("t", self.times, time_attributes(self.cfg)),
-            "s": ("s", self.waits, {"long_name": "waiting time", "units": "MCS"}),
+            "t": ("t", self.times, kpz_time_attributes(self.cfg)),
+            "s": ("s", self.waits, time_attributes(SPEC, self.cfg, long_name="waiting time s")),
         }
-        hunit = "lattice units are heights in units of the elementary step"
+        hunit = "heights in units of the elementary step (lattice units)"
         data = {
             "W2": (
                 ("sample", "t"),
                 st["W2"],
-                {"long_name": "squared interface width W^2", "units": "1", "comment": hunit},
+                in_model_units("squared interface width W^2", HEIGHT2, comment=hunit),
             ),
             "mean_h": (
                 ("sample", "t"),
                 st["mean_h"],
-                {"long_name": "mean height", "units": "1", "comment": hunit},
+                in_model_units("mean height", HEIGHT, comment=hunit),
             ),
             "C_h": (
                 ("sample", "s", "t"),
                 st["C_h"],
-                {
-                    "long_name": "height autocorrelation C_h(t, s)",
-                    "units": "1",
-                    "comment": "mean(h(t)h(s)) - mean(h(t))mean(h(s)) over sites; NaN for t < s",
-                },
+                in_model_units(
+                    "height autocorrelation C_h(t, s)",
+                    HEIGHT2,
+                    comment="mean(h(t)h(s)) - mean(h(t))mean(h(s)) over sites; NaN for t < s",
+                ),
             ),
             "C_s": (
                 ("sample", "s", "t"),

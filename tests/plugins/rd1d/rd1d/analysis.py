@@ -15,20 +15,23 @@ from matplotlib.figure import Figure
 from analysis.plotting import new_figure, provenance, save_figure
 from analysis.stats import jackknife
 from analysis.tables import read_table, table_provenance
+from simcore.io.dataset import unit_attributes
 
 
 def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
-    """``W2_mean`` and ``W2_err`` (jackknife over samples) and the exact ``W2_exact``."""
+    """``W2_mean`` and ``W2_err`` (jackknife over samples) and the exact ``W2_exact``, in
+    the run file's units."""
     mean, err = jackknife(ds["W2"], n_groups=n_groups)
     L = int(ds.attrs["L"])
     exact = ds["t"].astype(float) * (1.0 - 1.0 / L)
+    units = unit_attributes(ds["W2"].attrs)
     out = xr.Dataset(
         {
-            "W2_mean": (("t",), mean.values, {"long_name": "mean W^2", "units": "1"}),
+            "W2_mean": (("t",), mean.values, {"long_name": "mean W^2", **units}),
             "W2_err": (("t",), err.values, {"long_name": "jackknife error of W2_mean",
-                                               "units": "1"}),
+                                               **units}),
             "W2_exact": (("t",), exact.values, {"long_name": "exact W^2 = t (1 - 1/L)",
-                                                   "units": "1"}),
+                                                   **units}),
         },
         coords={"t": ds["t"]},
     )  # fmt: skip

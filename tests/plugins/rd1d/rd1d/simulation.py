@@ -10,8 +10,9 @@ import numba
 import numpy as np
 import xarray as xr
 
+from rd1d.spec import SPEC
 from simcore.backends.cpu import OnCPU
-from simcore.io.dataset import sample_coord
+from simcore.io.dataset import HEIGHT2, in_model_units, sample_coord, time_attributes
 from simcore.models.lockstep import LockstepProgress
 from simcore.rng import philox4x32
 from simcore.sampling import sampling_times
@@ -34,8 +35,6 @@ def deposit(h, t0, n_mcs, sample, k0, k1):
 
 class RD1DSimulation(OnCPU, LockstepProgress):
     """Random deposition on the CPU for one validated run config."""
-
-    time_unit = "MCS"
 
     def __init__(self, cfg: dict):
         self.cfg = cfg
@@ -63,12 +62,12 @@ class RD1DSimulation(OnCPU, LockstepProgress):
         st["ti"] = ti + 1
 
     def to_dataset(self, st: dict) -> xr.Dataset:
-        """W^2(sample, time) with CF attributes."""
+        """W^2(sample, t) with CF attributes (the time unit from the spec)."""
         return xr.Dataset(
             {"W2": (("sample", "t"), st["W2"],
-                    {"long_name": "squared surface width W^2", "units": "1"})},
+                    in_model_units("squared surface width W^2", HEIGHT2))},
             coords={
                 "sample": sample_coord(self.cfg, self.samples),
-                "t": ("t", self.times, {"long_name": "time", "units": "MCS"}),
+                "t": ("t", self.times, time_attributes(SPEC, self.cfg)),
             },
         )  # fmt: skip
