@@ -407,3 +407,37 @@ def test_bench_table_and_darkins_figures(tmp_path: Path) -> None:
     args = ["darkins2024_fig3", "--out-dir", str(out), "--name", "f3", str(table), str(surfaces)]
     assert paper_main(args) == 0
     assert sorted(p.name for p in out.iterdir()) == ["f3.pdf", "f3.png"]
+
+
+def test_cpu_bench_times_a_campaigns_jobs_against_bkl_on_one_core(tmp_path: Path) -> None:
+    """`simcore bench kmc2d-cpu`: each CPU point's first job under its scheme on all
+    threads, BKL on one core, and the --also schemes on 1 and all threads; a GPU point is
+    left out."""
+    import csv
+
+    from simcore.cli import main
+
+    conf = tmp_path / "c.yaml"
+    conf.write_text(yaml.safe_dump(campaign(
+        [{"rates": "sos", "L": 24, "phi": 1, "scheme": ["bkl", "serial"]},
+         {"rates": "sos", "L": 24, "phi": 1, "backend": "gpu"}],
+        samples=2, samples_per_job=2, t_max=2)))  # fmt: skip
+    table = tmp_path / "cpu.csv"
+    args = ["bench", "kmc2d-cpu", "--campaign", str(conf), "--L", "24", "--phi", "0",
+            "--samples", "2", "--t-max", "2", "--threads", "1", "--also", "tiles",
+            "--repeats", "1", "--csv", str(table)]  # fmt: skip
+    assert main(args) == 0
+    rows = list(csv.DictReader(table.open()))
+    got = [(r["point"], r["scheme"], r["threads"]) for r in rows]
+    assert got == [
+        ("kmc2d_sos_L24_phi1_k21_bkl_cpu", "bkl", "1"),
+        ("kmc2d_sos_L24_phi1_k21_bkl_cpu", "tiles", "1"),
+        ("kmc2d_sos_L24_phi1_k21_serial_cpu", "serial", "1"),
+        ("kmc2d_sos_L24_phi1_k21_serial_cpu", "bkl", "1"),
+        ("kmc2d_sos_L24_phi1_k21_serial_cpu", "tiles", "1"),
+        ("kmc2d_sos_L24_phi0_k21_bkl_cpu", "bkl", "1"),
+        ("kmc2d_sos_L24_phi0_k21_bkl_cpu", "tiles", "1"),
+    ]
+    assert all(float(r["events_per_s"]) > 0 and float(r["events_per_cpu_s"]) > 0 for r in rows)
+    assert float(rows[0]["per_cpu_s_vs_bkl_1"]) == 1.0
+    assert main(["bench", "kmc2d-cpu", "--campaign", "", "--threads", "0"]) == 2  # no point
