@@ -416,6 +416,7 @@ def test_cpu_bench_times_a_campaigns_jobs_against_bkl_on_one_core(tmp_path: Path
     import csv
 
     from simcore.cli import main
+    from simcore.models.kmc2d.bench import split_job
 
     conf = tmp_path / "c.yaml"
     conf.write_text(yaml.safe_dump(campaign(
@@ -441,3 +442,6 @@ def test_cpu_bench_times_a_campaigns_jobs_against_bkl_on_one_core(tmp_path: Path
     assert all(float(r["events_per_s"]) > 0 and float(r["events_per_cpu_s"]) > 0 for r in rows)
     assert float(rows[0]["per_cpu_s_vs_bkl_1"]) == 1.0
     assert main(["bench", "kmc2d-cpu", "--campaign", "", "--threads", "0"]) == 2  # no point
+    # the one-core processes that the job is compared with share its samples out
+    parts = split_job({"samples": 5, "seed": 7, "L": 24}, 2)
+    assert [(p["samples"], p["seed"]) for p in parts] == [(3, 7), (2, 8)]

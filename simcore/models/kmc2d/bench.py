@@ -505,7 +505,7 @@ SURFACES = BenchKernel(
 # -- the CPU path of a campaign: its jobs on all cores vs serial BKL on one core -----------
 
 CPU_FIELDS = (
-    "point", "scheme", "threads", "samples", "t_max", "events", "events_per_s",
+    "point", "scheme", "how", "threads", "samples", "t_max", "events", "events_per_s",
     "events_per_s_min", "events_per_s_max", "events_per_s_per_thread", "cores_used",
     "events_per_cpu_s", "per_cpu_s_vs_bkl_1", "per_thread_vs_bkl_1", "cpu", "commit",
 )  # fmt: skip
@@ -537,6 +537,33 @@ def job_speed(cfg: dict, threads: int) -> tuple[int, float, float]:
     finally:
         numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     return int(st["events"].sum()), float(st["wall"][-1]), used[0]
+
+
+#: A job that compiles (or loads from the cache) every CPU integrator of a scheme.
+_WARM = {"model": "kmc2d", "rates": "sos", "L": 24, "phi": 1.0, "samples": 2, "t_max": 2,
+         "seed": 1}  # fmt: skip
+_BARRIER = None
+
+
+def _pool_start(barrier) -> None:
+    """A worker process of the one-core runs: compile BKL, keep the start barrier."""
+    global _BARRIER
+    _BARRIER = barrier
+    job_speed(with_scheme(_WARM, "bkl"), 1)
+
+
+def _pool_run(cfg: dict) -> tuple[int, float, float]:
+    """One one-core job in a worker process, started with the other workers' jobs."""
+    _BARRIER.wait()
+    return job_speed(cfg, 1)
+
+
+def split_job(cfg: dict, n: int) -> list[dict]:
+    """``cfg``'s samples as n jobs of one core each (other seeds: other samples)."""
+    S = int(cfg["samples"])
+    shares = [S // n + (i < S % n) for i in range(n)]
+    return [{**cfg, "samples": k, "seed": int(cfg["seed"]) + i}
+            for i, k in enumerate(shares) if k > 0]  # fmt: skip
 
 
 def with_scheme(cfg: dict, scheme: str) -> dict | None:
@@ -588,53 +615,78 @@ def run_bench_cpu(
 ) -> str:
     """Real events/s of each point's job under its own scheme on ``threads`` threads (the
     campaign's CPU path: serial and bkl run the samples in parallel) against BKL on one
-    core (the same job, samples one after another), and of the ``also`` schemes on 1 and
+    core (the same job, samples one after another) and against BKL in ``threads``
+    processes of one core at once (the job's samples split among them: what jobs of one
+    core each, side by side, would get), and of the ``also`` schemes on 1 and
     ``threads`` threads; medians of ``repeats`` interleaved runs.  Per core two ways: the
     events/s divided by the threads (what a job gets from cores of its own) and the
     events per CPU-second that its threads used (the same on an idle machine; on a
     shared one, where the threads wait for cores, the integrator's own speed)."""
+    import multiprocessing
     import os
 
-    variants: list[tuple[str, str, int, dict]] = []  # (point, scheme, threads, config)
+    # (point, scheme, threads or processes, "threads" or "processes", config)
+    variants: list[tuple[str, str, int, str, dict]] = []
     for name, cfg in points:
-        runs = [(cfg["scheme"], threads), ("bkl", 1)]
+        runs = [(cfg["scheme"], threads, "threads"), ("bkl", 1, "threads")]
+        if threads > 1:
+            runs.append(("bkl", threads, "processes"))
         for scheme in also:
-            runs += [(scheme, 1), (scheme, threads)]
-        for scheme, n in dict.fromkeys(runs):
+            runs += [(scheme, 1, "threads"), (scheme, threads, "threads")]
+        for scheme, n, how in dict.fromkeys(runs):
             run_cfg = cfg if scheme == cfg["scheme"] else with_scheme(cfg, scheme)
             if run_cfg is None:
                 print(f"{name}: scheme {scheme} cannot run L = {cfg['L']}, left out",
                       file=sys.stderr)  # fmt: skip
                 continue
-            variants.append((name, scheme, n, run_cfg))
+            variants.append((name, scheme, n, how, run_cfg))
     for scheme in dict.fromkeys(v[1] for v in variants):  # compile outside the timings
-        warm = with_scheme({"model": "kmc2d", "rates": "sos", "L": 24, "phi": 1.0,
-                            "samples": 2, "t_max": 2, "seed": 1}, scheme)  # fmt: skip
-        job_speed(warm, threads)
+        job_speed(with_scheme(_WARM, scheme), threads)
+    pool = None
+    if any(v[3] == "processes" for v in variants):
+        ctx = multiprocessing.get_context("spawn")
+        pool = ctx.Pool(threads, _pool_start, (ctx.Barrier(threads),))
     load = [os.getloadavg()[0]]
-    speeds: dict[tuple[str, str, int], list[float]] = {}
-    per_cpu: dict[tuple[str, str, int], list[float]] = {}
-    used: dict[tuple[str, str, int], list[float]] = {}
-    events: dict[tuple[str, str, int], int] = {}
-    for rep in range(repeats):
-        for name, scheme, n, cfg in variants:
-            ev, wall, cpu_s = job_speed(cfg, n)
-            key = (name, scheme, n)
-            speeds.setdefault(key, []).append(ev / wall)
-            per_cpu.setdefault(key, []).append(ev / cpu_s)
-            used.setdefault(key, []).append(cpu_s / wall)
-            events[key] = ev
-            print(f"repeat {rep}: {name} {scheme} on {n} thread(s): {ev / wall:.3e} events/s, "
-                  f"{ev / cpu_s:.3e} per CPU-second", file=sys.stderr, flush=True)  # fmt: skip
+    speeds: dict[tuple, list[float]] = {}
+    per_cpu: dict[tuple, list[float]] = {}
+    used: dict[tuple, list[float]] = {}
+    events: dict[tuple, int] = {}
+    try:
+        for rep in range(repeats):
+            for name, scheme, n, how, cfg in variants:
+                if how == "threads":
+                    ev, wall, cpu_s = job_speed(cfg, n)
+                else:  # all start together; the rate is that of the last to finish
+                    parts = split_job(cfg, n)
+                    if len(parts) < n:
+                        continue
+                    done = pool.map(_pool_run, parts, chunksize=1)
+                    ev, wall, cpu_s = (sum(d[0] for d in done), max(d[1] for d in done),
+                                       sum(d[2] for d in done))  # fmt: skip
+                key = (name, scheme, n, how)
+                speeds.setdefault(key, []).append(ev / wall)
+                per_cpu.setdefault(key, []).append(ev / cpu_s)
+                used.setdefault(key, []).append(cpu_s / wall)
+                events[key] = ev
+                print(f"repeat {rep}: {name} {scheme} on {n} {how}: {ev / wall:.3e} "
+                      f"events/s, {ev / cpu_s:.3e} per CPU-second", file=sys.stderr,
+                      flush=True)  # fmt: skip
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
     load.append(os.getloadavg()[0])
     commit, cpu = git_commit() or "n/a", cpu_name()
     rows = []
     med = statistics.median
-    for name, scheme, n, cfg in variants:
-        key, ref = (name, scheme, n), (name, "bkl", 1)
+    for name, scheme, n, how, cfg in variants:
+        key, ref = (name, scheme, n, how), (name, "bkl", 1, "threads")
+        if key not in speeds:
+            continue
         rates = speeds[key]
         rows.append({
-            "point": name, "scheme": scheme, "threads": n, "samples": int(cfg["samples"]),
+            "point": name, "scheme": scheme, "how": how, "threads": n,
+            "samples": int(cfg["samples"]),
             "t_max": int(cfg["t_max"]), "events": events[key], "events_per_s": med(rates),
             "events_per_s_min": min(rates), "events_per_s_max": max(rates),
             "events_per_s_per_thread": med(rates) / n, "cores_used": med(used[key]),
@@ -651,8 +703,9 @@ def run_bench_cpu(
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
+        n = r["threads"] if r["how"] == "threads" else f"{r['threads']} processes"
         lines.append(
-            f"| {r['point']} | {r['scheme']} | {r['threads']} | {r['samples']} "
+            f"| {r['point']} | {r['scheme']} | {n} | {r['samples']} "
             f"| {r['events_per_s']:.3g} | {r['events_per_s_min']:.3g} "
             f"| {r['events_per_s_max']:.3g} | {r['events_per_s_per_thread']:.3g} "
             f"| {r['per_thread_vs_bkl_1']:.3g} | {r['cores_used']:.2f} "
