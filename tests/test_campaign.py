@@ -598,7 +598,7 @@ def test_no_model_is_a_default() -> None:
     kmc = {"campaign": "a", "seed": 1, "model": "kmc2d", "t_max": 5,
            "points": [{"rates": "sos", "L": 24, "phi": 0}]}  # fmt: skip
     camp = load_campaign(kmc)
-    assert camp.point_names == ["kmc2d_sos_L24_phi0_k21_tiles8_cpu"]
+    assert camp.point_names == ["kmc2d_sos_L24_phi0_k21_bkl_cpu"]  # the cpu default: bkl
     assert "to t = 5 1/k2)" in camp.summary()  # the rate model's time unit
 
 

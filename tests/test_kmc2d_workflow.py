@@ -3,6 +3,7 @@ analysis, figures and Snakemake (CPU only; the GPU backend is only validated her
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -55,9 +56,12 @@ def run(cfg: dict, path: Path) -> xr.Dataset:
      ("ising", {"k2": 1.0}, "k2"), ("sos", {"k2": 0}, "k2"), ("sos", {"phi": "1e-3"}, "phi"),
      ("sos", {"phi": float("inf")}, "phi"), ("sos", {"phi": 300.0}, "phi"),
      ("ising", {"T": 0.0}, "T"), ("ising", {"J": float("nan")}, "J"),
-     ("sos", {"L": 20}, "L"), ("sos", {"L": 16}, "L"), ("sos", {"L": 1, "scheme": "serial"}, "L"),
+     ("sos", {"L": 20, "scheme": "tiles"}, "L"), ("sos", {"L": 16, "scheme": "tiles"}, "L"),
+     ("sos", {"L": 1, "scheme": "serial"}, "L"), ("sos", {"L": 1}, "L"),
      ("sos", {"L": 65536, "scheme": "bkl"}, "L"), ("sos", {"L": 2.5}, "L"),
-     ("sos", {"tile": 6}, "tile"), ("sos", {"tile": 1}, "tile"),
+     ("sos", {"tile": 6, "scheme": "tiles"}, "tile"),
+     ("sos", {"tile": 1, "scheme": "tiles"}, "tile"),
+     ("sos", {"tile": 8}, "tile"), ("sos", {"tile": 8, "scheme": "bkl"}, "tile"),
      ("sos", {"scheme": "sequential"}, "scheme"), ("sos", {"start": "hot"}, "start"),
      ("sos", {"backend": "tpu"}, "backend"),
      ("sos", {"backend": "gpu", "scheme": "serial"}, "scheme"),
@@ -77,16 +81,18 @@ def test_bad_kmc2d_configs_name_their_key(rates: str, over: dict, key: str) -> N
 
 def test_defaults_and_the_other_rate_models_keys() -> None:
     """Defaults per rate model; the keys of the other rate model are not in the config."""
-    sos = validate_run_config(job("sos"))
-    assert (sos["k2"], sos["scheme"], sos["tile"], sos["start"], sos["backend"]) == (
-        1.0, "tiles", 8, "flat", "cpu")  # fmt: skip
-    assert not {"J", "h", "T"} & set(sos)
+    sos = validate_run_config(job("sos"))  # the cpu's default scheme: bkl, no tile
+    assert (sos["k2"], sos["scheme"], sos["start"], sos["backend"]) == (1.0, "bkl", "flat", "cpu")
+    assert not {"J", "h", "T", "tile"} & set(sos)
+    tiles = validate_run_config(job("sos", scheme="tiles"))
+    assert (tiles["scheme"], tiles["tile"]) == ("tiles", 8)
     ising = validate_run_config(job("ising", scheme="serial", L=5))
     assert (ising["J"], ising["h"], ising["start"]) == (1.0, 0.0, "random")
     assert not {"k2", "phi"} & set(ising)
     assert validate_run_config(dict(ising)) == ising  # a validated config is valid again
     gpu = validate_run_config(job("sos", backend="gpu", tile=4, L=12))  # validated, not run
-    assert gpu["backend"] == "gpu"
+    assert (gpu["backend"], gpu["scheme"], gpu["tile"]) == ("gpu", "tiles", 4)  # gpu: tiles
+    assert validate_run_config(job("sos", backend="gpu"))["tile"] == 8
     kmc2d = registry.get("kmc2d")
     for rates, params in KMC2D_PARAMS.items():  # the spec's keys of each rate model
         assert {k for k in kmc2d.keys if kmc2d.applies(k, {"rates": rates})} >= set(params)
@@ -95,7 +101,7 @@ def test_defaults_and_the_other_rate_models_keys() -> None:
 def test_simcore_run_bad_config_exit_2(tmp_path: Path, write_config) -> None:
     """`simcore run` of a bad kmc2d config: exit status 2, one line naming key and value."""
     out = tmp_path / "r.nc"
-    for over, key, value in (({"T": 2.5}, "T", "2.5"), ({"L": 30}, "L", "30")):
+    for over, key, value in (({"T": 2.5}, "T", "2.5"), ({"L": 30, "scheme": "tiles"}, "L", "30")):
         res = run_simcore("run", write_config(job("sos", **over)), "--out", out, "--quiet")
         assert res.returncode == 2
         lines = res.stderr.strip().splitlines()
@@ -138,7 +144,18 @@ def test_campaign_points_names_and_jobs() -> None:
     for name, block in camp.jobs():  # every job config is a valid run config
         validate_run_config(camp.job_config(name, block))
     assert camp.job_threads("kmc2d_sos_L24_phi0_k21_tiles4_cpu") == 3
-    assert camp.job_threads("kmc2d_sos_L24_phi0_k21_serial_cpu") == 1
+    # serial and bkl run a job's samples in parallel: the cores when a job has several
+    assert camp.job_threads("kmc2d_sos_L24_phi0_k21_serial_cpu") == 3
+    assert camp.job_threads("kmc2d_ising_L32_T2.2_J1_h-0.5_bkl_cpu") == 3
+    one = load_campaign(campaign(
+        [{"rates": "sos", "L": 24, "phi": 0, "scheme": ["tiles", "serial", "bkl"]}],
+        threads=3, samples_per_job=1))  # fmt: skip
+    assert [one.job_threads(name) for name in one.point_names] == [3, 1, 1]
+    default = load_campaign(campaign([{"rates": "sos", "L": 24, "phi": 0, "backend": ["cpu", "gpu"],
+                                       "tile": 4}]))  # fmt: skip
+    # the default scheme: bkl on the cpu (tile does not apply), tiles on the gpu
+    assert default.point_names == ["kmc2d_sos_L24_phi0_k21_bkl_cpu",
+                                   "kmc2d_sos_L24_phi0_k21_tiles4_gpu"]  # fmt: skip
     assert camp.job_resources(names[-1], 0)["gpu"] == 1
     assert camp.figure_names == ["W2", "beta_eff", "energy", "magnetization", "step_density",
                                  "events_rate"]  # fmt: skip
@@ -146,17 +163,17 @@ def test_campaign_points_names_and_jobs() -> None:
         [{"rates": "sos", "L": 24, "phi": [0, 1]}],
         paper_figures=[{"figure": "fig6", "name": "rd", "select": {"phi": 0}}],
     ))  # fmt: skip
-    assert sel.figure_points("rd") == ["kmc2d_sos_L24_phi0_k21_tiles8_cpu"]
+    assert sel.figure_points("rd") == ["kmc2d_sos_L24_phi0_k21_bkl_cpu"]
 
 
 def test_job_resources_scale_with_events() -> None:
     camp = load_campaign(campaign([{"rates": "sos", "L": 1024, "phi": 0, "scheme": "bkl"}],
                                   samples=16, samples_per_job=16, t_max=1000))  # fmt: skip
     res = camp.job_resources("kmc2d_sos_L1024_phi0_k21_bkl_cpu", 0)
-    # 1024^2 x 1000 x 16 events x 2 (safety) / 1e5 per s / 60 = 5593 min
-    assert res["runtime"] == 5593 and res["gpu"] == 0 and res["mem_mb"] > 1024
+    # 1024^2 x 1000 x 16 events x 2 (safety) / 7e5 per s (bkl, one core) / 60 = 799 min
+    assert res["runtime"] == 799 and res["gpu"] == 0 and res["mem_mb"] > 1024
     assert camp.job_resources("kmc2d_sos_L1024_phi0_k21_bkl_cpu", 0, attempt=2)["runtime"] == (
-        2 * 5593
+        2 * 799
     )
 
 
@@ -165,7 +182,8 @@ def test_job_resources_scale_with_events() -> None:
     [({"rates": "sos", "L": 24, "phi": 1, "T": 2}, ["points[0].T", "rates ising"]),
      ({"rates": "ising", "L": 24}, ["points[0].T", "missing"]),
      ({"L": 24, "phi": 1}, ["points[0].rates", "missing"]),
-     ({"rates": "sos", "L": 20, "phi": 1}, ["points[0].L", "20", "tile 8"]),
+     ({"rates": "sos", "L": 20, "phi": 1, "scheme": "tiles"}, ["points[0].L", "20", "tile 8"]),
+     ({"rates": "sos", "L": 24, "phi": 1, "tile": 4}, ["points[0].tile", "scheme tiles"]),
      ({"rates": "sos", "L": 24, "phi": 1, "p": 0.5}, ["points[0].p", "unknown key of model kmc2d"]),
      ({"rates": "sos", "L": 24, "phi": 1, "dim": 2}, ["points[0].dim", "kmc2d"]),
      ({"rates": "sos", "L": 24, "phi": 1, "scheme": "DTrDT"}, ["points[0].scheme", "DTrDT"]),
@@ -244,6 +262,25 @@ def test_tiles_and_serial_run_files_are_identical(tmp_path: Path) -> None:
         for var in ("snapshot", "mean_h", "W2", "step_density", "events"):
             np.testing.assert_array_equal(tiles[var].values, serial[var].values, err_msg=var)
         assert np.all(tiles["steps_rejected"].values[:, -1] > 0)  # dt was really adapted
+
+
+@pytest.mark.parametrize(("rates", "scheme"), [("sos", "bkl"), ("ising", "serial")])
+def test_samples_in_parallel_give_the_same_run_file_for_any_thread_count(
+    tmp_path: Path, write_config, rates: str, scheme: str
+) -> None:
+    """serial and bkl run a job's samples in parallel over numba's threads; each sample's
+    random numbers are keyed by its index, so 1, 2 and 3 threads (5 samples: uneven
+    shares) write the same run file."""
+    path = write_config(job(rates, scheme=scheme, samples=5, t_max=30))
+    files = []
+    for threads in (1, 2, 3):
+        out = tmp_path / f"run{threads}.nc"
+        env = {**os.environ, "NUMBA_NUM_THREADS": str(threads)}
+        res = run_simcore("run", path, "--out", out, "--quiet", env=env)
+        assert res.returncode == 0, res.stderr
+        files.append(out)
+    for other in files[1:]:
+        assert_same_run_files(files[0], other)
 
 
 @pytest.mark.parametrize(("rates", "scheme"), [("sos", "tiles"), ("ising", "serial"),
@@ -326,7 +363,8 @@ def test_two_blocks_of_a_point_aggregate(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
 def test_kmc2d_campaign_through_snakemake(tmp_path: Path) -> None:
-    """A tiny campaign (sos tiles and ising serial) from the campaign file to its figures."""
+    """A tiny campaign (sos with the cpu's default scheme, bkl, and ising serial) from the
+    campaign file to its figures."""
     conf = tmp_path / "km.yaml"
     conf.write_text(yaml.safe_dump(campaign(
         [{"rates": "sos", "L": 24, "phi": 0}, {"rates": "ising", "L": 16, "T": 2.0,
@@ -340,9 +378,9 @@ def test_kmc2d_campaign_through_snakemake(tmp_path: Path) -> None:
     res = tmp_path / "results" / "km"
     for name in ("W2", "beta_eff", "energy", "magnetization", "step_density", "events_rate"):
         assert (res / "figures" / f"{name}.png").stat().st_size > 0
-    point = "kmc2d_sos_L24_phi0_k21_tiles8_cpu"
+    point = "kmc2d_sos_L24_phi0_k21_bkl_cpu"
     job_cfg = yaml.safe_load((res / "jobs" / point / "b0.yaml").read_text())
-    assert job_cfg["tile"] == 8 and "T" not in job_cfg
+    assert job_cfg["scheme"] == "bkl" and not {"tile", "T"} & set(job_cfg)
     an = xr.load_dataset(res / "analysis" / f"{point}.nc")
     assert an.attrs["n_samples"] == 4 and an.attrs["reference_beta"] == 0.5
     t = an["t"].values
@@ -369,3 +407,41 @@ def test_bench_table_and_darkins_figures(tmp_path: Path) -> None:
     args = ["darkins2024_fig3", "--out-dir", str(out), "--name", "f3", str(table), str(surfaces)]
     assert paper_main(args) == 0
     assert sorted(p.name for p in out.iterdir()) == ["f3.pdf", "f3.png"]
+
+
+def test_cpu_bench_times_a_campaigns_jobs_against_bkl_on_one_core(tmp_path: Path) -> None:
+    """`simcore bench kmc2d-cpu`: each CPU point's first job under its scheme on all
+    threads, BKL on one core, and the --also schemes on 1 and all threads; a GPU point is
+    left out."""
+    import csv
+
+    from simcore.cli import main
+    from simcore.models.kmc2d.bench import split_job
+
+    conf = tmp_path / "c.yaml"
+    conf.write_text(yaml.safe_dump(campaign(
+        [{"rates": "sos", "L": 24, "phi": 1, "scheme": ["bkl", "serial"]},
+         {"rates": "sos", "L": 24, "phi": 1, "backend": "gpu"}],
+        samples=2, samples_per_job=2, t_max=2)))  # fmt: skip
+    table = tmp_path / "cpu.csv"
+    args = ["bench", "kmc2d-cpu", "--campaign", str(conf), "--L", "24", "--phi", "0",
+            "--samples", "2", "--t-max", "2", "--threads", "1", "--also", "tiles",
+            "--repeats", "1", "--csv", str(table)]  # fmt: skip
+    assert main(args) == 0
+    rows = list(csv.DictReader(table.open()))
+    got = [(r["point"], r["scheme"], r["threads"]) for r in rows]
+    assert got == [
+        ("kmc2d_sos_L24_phi1_k21_bkl_cpu", "bkl", "1"),
+        ("kmc2d_sos_L24_phi1_k21_bkl_cpu", "tiles", "1"),
+        ("kmc2d_sos_L24_phi1_k21_serial_cpu", "serial", "1"),
+        ("kmc2d_sos_L24_phi1_k21_serial_cpu", "bkl", "1"),
+        ("kmc2d_sos_L24_phi1_k21_serial_cpu", "tiles", "1"),
+        ("kmc2d_sos_L24_phi0_k21_bkl_cpu", "bkl", "1"),
+        ("kmc2d_sos_L24_phi0_k21_bkl_cpu", "tiles", "1"),
+    ]
+    assert all(float(r["events_per_s"]) > 0 and float(r["events_per_cpu_s"]) > 0 for r in rows)
+    assert float(rows[0]["per_cpu_s_vs_bkl_1"]) == 1.0
+    assert main(["bench", "kmc2d-cpu", "--campaign", "", "--threads", "0"]) == 2  # no point
+    # the one-core processes that the job is compared with share its samples out
+    parts = split_job({"samples": 5, "seed": 7, "L": 24}, 2)
+    assert [(p["samples"], p["seed"]) for p in parts] == [(3, 7), (2, 8)]

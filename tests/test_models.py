@@ -147,6 +147,20 @@ def test_resume_is_bit_identical(spec: ModelSpec, tmp_path) -> None:
     assert_same_run_files(tmp_path / "straight.nc", tmp_path / "stopped.nc")
 
 
+def test_threads_do_not_change_the_run_file(spec: ModelSpec, tmp_path, plugin_env) -> None:
+    """A CPU job that takes the campaign's threads (the spec says so for its example)
+    writes the same run file on 1 and on 2 numba threads."""
+    if not spec.uses_threads(validate_run_config(example_config(spec))):
+        pytest.skip(f"a CPU job of {spec.name}'s example runs on one core")
+    path = tmp_path / "job.yaml"
+    path.write_text(yaml.safe_dump(example_config(spec)))
+    for threads in (1, 2):
+        env = {**plugin_env, "NUMBA_NUM_THREADS": str(threads)}
+        proc = run_simcore("run", path, "--out", tmp_path / f"t{threads}.nc", "--quiet", env=env)
+        assert proc.returncode == 0, proc.stderr
+    assert_same_run_files(tmp_path / "t1.nc", tmp_path / "t2.nc")
+
+
 def campaign(spec: ModelSpec, **extra) -> dict:
     """A campaign of one entry, the spec's example split into two jobs."""
     point = {k: v for k, v in spec.example.items() if k not in ("samples", "t_max")}

@@ -214,11 +214,13 @@ class Campaign:
 
     def job_threads(self, point: str) -> int:
         """CPU threads of a job of ``point``: the campaign's ``threads`` for a CPU job whose
-        schedule runs in parallel (the spec says which), else 1."""
+        schedule runs in parallel (the spec says which, from the point's settings, its
+        backend and the ``samples`` of its largest job), else 1."""
         pt = self.point(point)
-        if pt.backend != "cpu" or not self.spec.uses_threads(pt.settings):
+        if pt.backend != "cpu":
             return 1
-        return self.threads
+        job = {**pt.settings, "backend": pt.backend, "samples": pt.block_samples(0)}
+        return self.threads if self.spec.uses_threads(job) else 1
 
     @property
     def figures(self) -> dict[str, str]:
@@ -258,11 +260,12 @@ def _alternatives(key: Key, value: Any) -> list[Any]:
     return _as_list(value)
 
 
-def _applying(spec: ModelSpec, settings: Mapping[str, Any]) -> dict[str, Any]:
-    """The settings without the keys that do not apply to them (in the spec's order)."""
+def _applying(spec: ModelSpec, settings: Mapping[str, Any], backend: str) -> dict[str, Any]:
+    """The settings without the keys that do not apply to them (in the spec's order); a
+    key's rule sees the settings before it and the backend (a default may depend on it)."""
     out: dict[str, Any] = {}
     for name in spec.keys:
-        if name in settings and spec.applies(name, out):
+        if name in settings and spec.applies(name, {**out, "backend": backend}):
             out[name] = settings[name]
     return out
 
@@ -320,7 +323,7 @@ def expand_entry(
     for combo in itertools.product(*choices):
         chosen = dict(zip(names, combo, strict=True))
         backend = chosen.pop("backend")
-        settings = _applying(spec, chosen)
+        settings = _applying(spec, chosen, backend)
         signature = json.dumps([settings, backend], sort_keys=True, default=str)
         if signature in seen:  # a key that does not apply here made a copy
             continue

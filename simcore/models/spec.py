@@ -216,7 +216,9 @@ class ModelSpec:
         raise NotImplementedError
 
     def uses_threads(self, cfg: Mapping[str, Any]) -> bool:
-        """Whether a CPU job of these settings runs on the campaign's ``threads`` cores."""
+        """Whether a CPU job of these settings runs on the campaign's ``threads`` cores
+        (``cfg``: the point's model settings, its ``backend`` and the ``samples`` of its
+        largest job)."""
         return False
 
     def work(self, job: Mapping[str, Any], rates: Mapping[str, float]) -> Work:

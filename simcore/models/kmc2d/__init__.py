@@ -29,5 +29,6 @@ Waiting times and random numbers
 Modules: :mod:`.rates` (models), :mod:`.events` (the event rule and the next-event tree,
 shared by every schedule), :mod:`.serial` (whole lattice), :mod:`.tiles` (the tile
 algorithm on the CPU), :mod:`.gpu` (its CUDA twin), :mod:`.bkl` (BKL, the serial speed
-reference), :mod:`.bench` (events per second).
+reference and the CPU default, samples in parallel over the cores), :mod:`.bench`
+(events per second).
 """

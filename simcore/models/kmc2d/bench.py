@@ -500,3 +500,267 @@ SURFACES = BenchKernel(
     _surfaces_arguments,
     _run_surfaces,
 )
+
+
+# -- the CPU path of a campaign: its jobs on all cores vs serial BKL on one core -----------
+
+CPU_FIELDS = (
+    "point", "scheme", "how", "threads", "samples", "t_max", "events", "events_per_s",
+    "events_per_s_min", "events_per_s_max", "events_per_s_per_thread", "cores_used",
+    "events_per_cpu_s", "per_cpu_s_vs_bkl_1", "per_thread_vs_bkl_1", "cpu", "commit",
+)  # fmt: skip
+
+
+def job_speed(cfg: dict, threads: int) -> tuple[int, float, float]:
+    """(real events, wall seconds, CPU seconds of all threads) of one CPU job run from
+    t = 0 to t_max on ``threads`` of numba's threads: the job's own integrator
+    (``KMC2DSimulation``, as ``simcore run`` runs it), timed over its advances only (no
+    start, no measurements; the wall seconds are the ``wall`` of its state)."""
+    import numba
+
+    from simcore.models.kmc2d.simulation import KMC2DSimulation
+
+    numba.set_num_threads(threads)
+    try:
+        sim = KMC2DSimulation(cfg)
+        advance, used = sim._advance, [0.0]
+
+        def timed(st: dict, target: float) -> None:
+            start = time.process_time()
+            advance(st, target)
+            used[0] += time.process_time() - start
+
+        sim._advance = timed
+        st = sim.initial_state()
+        while not sim.done(st):
+            sim.step(st)
+    finally:
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    return int(st["events"].sum()), float(st["wall"][-1]), used[0]
+
+
+#: A job that compiles (or loads from the cache) every CPU integrator of a scheme.
+_WARM = {"model": "kmc2d", "rates": "sos", "L": 24, "phi": 1.0, "samples": 2, "t_max": 2,
+         "seed": 1}  # fmt: skip
+_BARRIER = None
+
+
+def _pool_start(barrier) -> None:
+    """A worker process of the one-core runs: compile BKL, keep the start barrier."""
+    global _BARRIER
+    _BARRIER = barrier
+    job_speed(with_scheme(_WARM, "bkl"), 1)
+
+
+def _pool_run(cfg: dict) -> tuple[int, float, float]:
+    """One one-core job in a worker process, started with the other workers' jobs."""
+    _BARRIER.wait()
+    return job_speed(cfg, 1)
+
+
+def split_job(cfg: dict, n: int) -> list[dict]:
+    """``cfg``'s samples as n jobs of one core each (other seeds: other samples)."""
+    S = int(cfg["samples"])
+    shares = [S // n + (i < S % n) for i in range(n)]
+    return [{**cfg, "samples": k, "seed": int(cfg["seed"]) + i}
+            for i, k in enumerate(shares) if k > 0]  # fmt: skip
+
+
+def with_scheme(cfg: dict, scheme: str) -> dict | None:
+    """The run config ``cfg`` under another scheme (tiles of 8), or None where that
+    scheme cannot run it (tiles: L not a multiple of 8 >= 24)."""
+    from simcore.config import validate_run_config
+
+    raw = {k: v for k, v in cfg.items() if k not in ("scheme", "tile")}
+    try:
+        return validate_run_config({**raw, "scheme": scheme})
+    except ConfigError:
+        return None
+
+
+def cpu_points(
+    campaign: str | None, sizes: list[int], phis: list[float], samples: int, t_max: int
+) -> list[tuple[str, dict]]:
+    """(name, run config) of what to time: the first job of every CPU point of a kmc2d
+    campaign file, then one sos job of ``samples`` samples to ``t_max`` per (L, phi)
+    under the default CPU scheme."""
+    from simcore.campaign import load_campaign
+    from simcore.config import validate_run_config
+    from simcore.models.kmc2d.spec import SPEC
+
+    out = []
+    if campaign:
+        camp = load_campaign(campaign)
+        if camp.model != "kmc2d":
+            raise ConfigError("--campaign", campaign, "is not a campaign of model kmc2d")
+        for pt in camp.points:
+            if pt.backend == "cpu":
+                out.append((pt.name, validate_run_config(camp.job_config(pt.name, 0))))
+    for L in sizes:
+        for phi in phis:
+            raw = {"model": "kmc2d", "rates": "sos", "L": L, "phi": phi, "samples": samples,
+                   "t_max": t_max, "seed": 2024}  # fmt: skip
+            cfg = validate_run_config(raw)
+            out.append((SPEC.point_name(cfg), cfg))
+    return out
+
+
+def run_bench_cpu(
+    points: list[tuple[str, dict]],
+    threads: int,
+    also: list[str],
+    repeats: int,
+    append: str | None,
+    csv_path: str | None,
+) -> str:
+    """Real events/s of each point's job under its own scheme on ``threads`` threads (the
+    campaign's CPU path: serial and bkl run the samples in parallel) against BKL on one
+    core (the same job, samples one after another) and against BKL in ``threads``
+    processes of one core at once (the job's samples split among them: what jobs of one
+    core each, side by side, would get), and of the ``also`` schemes on 1 and
+    ``threads`` threads; medians of ``repeats`` interleaved runs.  Per core two ways: the
+    events/s divided by the threads (what a job gets from cores of its own) and the
+    events per CPU-second that its threads used (the same on an idle machine; on a
+    shared one, where the threads wait for cores, the integrator's own speed)."""
+    import multiprocessing
+    import os
+
+    # (point, scheme, threads or processes, "threads" or "processes", config)
+    variants: list[tuple[str, str, int, str, dict]] = []
+    for name, cfg in points:
+        runs = [(cfg["scheme"], threads, "threads"), ("bkl", 1, "threads")]
+        if threads > 1:
+            runs.append(("bkl", threads, "processes"))
+        for scheme in also:
+            runs += [(scheme, 1, "threads"), (scheme, threads, "threads")]
+        for scheme, n, how in dict.fromkeys(runs):
+            run_cfg = cfg if scheme == cfg["scheme"] else with_scheme(cfg, scheme)
+            if run_cfg is None:
+                print(f"{name}: scheme {scheme} cannot run L = {cfg['L']}, left out",
+                      file=sys.stderr)  # fmt: skip
+                continue
+            variants.append((name, scheme, n, how, run_cfg))
+    for scheme in dict.fromkeys(v[1] for v in variants):  # compile outside the timings
+        job_speed(with_scheme(_WARM, scheme), threads)
+    pool = None
+    if any(v[3] == "processes" for v in variants):
+        ctx = multiprocessing.get_context("spawn")
+        pool = ctx.Pool(threads, _pool_start, (ctx.Barrier(threads),))
+    load = [os.getloadavg()[0]]
+    speeds: dict[tuple, list[float]] = {}
+    per_cpu: dict[tuple, list[float]] = {}
+    used: dict[tuple, list[float]] = {}
+    events: dict[tuple, int] = {}
+    try:
+        for rep in range(repeats):
+            for name, scheme, n, how, cfg in variants:
+                if how == "threads":
+                    ev, wall, cpu_s = job_speed(cfg, n)
+                else:  # all start together; the rate is that of the last to finish
+                    parts = split_job(cfg, n)
+                    if len(parts) < n:
+                        continue
+                    done = pool.map(_pool_run, parts, chunksize=1)
+                    ev, wall, cpu_s = (sum(d[0] for d in done), max(d[1] for d in done),
+                                       sum(d[2] for d in done))  # fmt: skip
+                key = (name, scheme, n, how)
+                speeds.setdefault(key, []).append(ev / wall)
+                per_cpu.setdefault(key, []).append(ev / cpu_s)
+                used.setdefault(key, []).append(cpu_s / wall)
+                events[key] = ev
+                print(f"repeat {rep}: {name} {scheme} on {n} {how}: {ev / wall:.3e} "
+                      f"events/s, {ev / cpu_s:.3e} per CPU-second", file=sys.stderr,
+                      flush=True)  # fmt: skip
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+    load.append(os.getloadavg()[0])
+    commit, cpu = git_commit() or "n/a", cpu_name()
+    rows = []
+    med = statistics.median
+    for name, scheme, n, how, cfg in variants:
+        key, ref = (name, scheme, n, how), (name, "bkl", 1, "threads")
+        if key not in speeds:
+            continue
+        rates = speeds[key]
+        rows.append({
+            "point": name, "scheme": scheme, "how": how, "threads": n,
+            "samples": int(cfg["samples"]),
+            "t_max": int(cfg["t_max"]), "events": events[key], "events_per_s": med(rates),
+            "events_per_s_min": min(rates), "events_per_s_max": max(rates),
+            "events_per_s_per_thread": med(rates) / n, "cores_used": med(used[key]),
+            "events_per_cpu_s": med(per_cpu[key]),
+            "per_cpu_s_vs_bkl_1": med(per_cpu[key]) / med(per_cpu[ref]),
+            "per_thread_vs_bkl_1": med(rates) / n / med(speeds[ref]), "cpu": cpu,
+            "commit": commit,
+        })  # fmt: skip
+    if csv_path:
+        append_csv_rows(csv_path, CPU_FIELDS, rows)
+    lines = [
+        "| point | scheme | threads | samples | real events/s (median) | min | max "
+        "| per thread | / bkl on 1 core | cores used | per CPU-second | / bkl on 1 core |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        n = r["threads"] if r["how"] == "threads" else f"{r['threads']} processes"
+        lines.append(
+            f"| {r['point']} | {r['scheme']} | {n} | {r['samples']} "
+            f"| {r['events_per_s']:.3g} | {r['events_per_s_min']:.3g} "
+            f"| {r['events_per_s_max']:.3g} | {r['events_per_s_per_thread']:.3g} "
+            f"| {r['per_thread_vs_bkl_1']:.3g} | {r['cores_used']:.2f} "
+            f"| {r['events_per_cpu_s']:.3g} | {r['per_cpu_s_vs_bkl_1']:.3g} |"
+        )
+    return report(
+        "Exact 2D KMC on the CPU: each point's job on all threads vs BKL on one core",
+        f"machine: {cpu}, {threads} thread(s); {repeats} interleaved repeat(s), medians; "
+        f"each job from t = 0 to t_max, its advances timed; load average {load[0]:.1f} at "
+        f"the start, {load[1]:.1f} at the end",
+        commit,
+        lines,
+        append,
+    )
+
+
+def _cpu_arguments(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--campaign", default="config/kmc2d.yaml",
+                    help="a kmc2d campaign file: time the first job of each of its CPU points "
+                    "(default config/kmc2d.yaml; '' for none)")  # fmt: skip
+    ap.add_argument("--L", type=int, nargs="*", default=[],
+                    help="sides of further sos points under the default CPU scheme")  # fmt: skip
+    ap.add_argument("--phi", type=float, nargs="+", default=[0.0, 1.0],
+                    help="phi of those points (default 0 1)")  # fmt: skip
+    ap.add_argument("--samples", type=int, default=8,
+                    help="samples of each of those jobs (default 8)")  # fmt: skip
+    ap.add_argument("--t-max", type=int, default=10, help="t_max of those jobs (default 10)")
+    ap.add_argument("--threads", type=int, default=0,
+                    help="threads of the parallel runs (default: all numba has)")  # fmt: skip
+    ap.add_argument("--also", nargs="*", default=[], choices=["serial", "bkl", "tiles"],
+                    help="other schemes to time on 1 and on --threads threads")  # fmt: skip
+    ap.add_argument("--repeats", type=int, default=3, help="interleaved repeats (default 3)")
+    add_output_options(ap)
+
+
+def _run_cpu(args: argparse.Namespace) -> str:
+    import numba
+
+    threads = args.threads or numba.config.NUMBA_NUM_THREADS
+    most = numba.config.NUMBA_NUM_THREADS
+    if not 1 <= threads <= most:
+        raise ConfigError("--threads", args.threads, f"must be 1 .. {most} (NUMBA_NUM_THREADS)")
+    if args.repeats < 1 or args.samples < 1 or args.t_max < 1:
+        given = f"{args.repeats}/{args.samples}/{args.t_max}"
+        raise ConfigError("--repeats/--samples/--t-max", given, "must be >= 1")
+    points = cpu_points(args.campaign, args.L, args.phi, args.samples, args.t_max)
+    if not points:
+        raise ConfigError("--campaign/--L", args.campaign, "no CPU point to time")
+    return run_bench_cpu(points, threads, args.also, args.repeats, args.append, args.csv)
+
+
+CPU = BenchKernel(
+    "kmc2d-cpu",
+    "kmc2d: real events per second of a campaign's CPU jobs on all cores vs serial BKL on "
+    "one core (per core; other schemes with --also)",
+    _cpu_arguments,
+    _run_cpu,
+)

@@ -7,6 +7,11 @@ uniform that picks the cell (by descending the tree of rates), outputs 2, 3 the 
 variate of the time increment (divided by the total rate).  An event that would land
 at or after t_end is not applied (waiting times are memoryless, so the state at t_end
 is exact in law).  Rates come from the same class tables as the waiting-time code.
+
+:func:`bkl_run_samples` runs the samples of a job at once, one per core (numba's
+threads): each sample's numbers depend on its index alone, so the lattices are the same
+for any number of threads.  This is the CPU production path of the engine (the fastest
+exact integrator on one core, BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -95,3 +100,15 @@ def bkl_run(x, t, t_end, step, model, rates, sample, k0, k1, max_events=-1):
                 ii, jj = (i + di) % n, (j + dj) % m
                 _set(tree, size, ii * m + jj, rates[patch_class(model, x, ii, jj, 0)])
     return t, step, events
+
+
+@numba.njit(parallel=True, cache=True)
+def bkl_run_samples(x, t, t_end, step, events, model, rates, k0, k1):
+    """Every sample s (x[s], an L x L lattice) from t[s] to t_end by :func:`bkl_run` with
+    sample index s, the samples in parallel over numba's threads; t[s] becomes t_end,
+    step[s] the next step counter and events[s] grows by the sample's events."""
+    for s in numba.prange(x.shape[0]):
+        _, step_s, ev = bkl_run(x[s], t[s], t_end, step[s], model, rates, s, k0, k1)
+        t[s] = t_end
+        step[s] = step_s
+        events[s] += ev

@@ -3,10 +3,15 @@ reference that the tile algorithm reproduces bit for bit.
 
 The whole periodic lattice is one patch of :mod:`.events` (the next cell from a min-tree,
 O(log N) per event).  Conventions: :mod:`simcore.models.kmc2d`.
+
+:func:`serial_run_samples` runs the samples of a job at once, one per core (numba's
+threads); each sample's numbers depend on its index alone, so the lattices are the same
+for any number of threads.
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from simcore.models.kmc2d.events import init_patch, patch_class_all, run_events
@@ -50,3 +55,35 @@ def serial_run(
         0,
         np.zeros(17, np.uint64),
     )
+
+
+@numba.njit(parallel=True, cache=True)
+def serial_run_samples(x, tau, cnt, t, t_end, events, model, inv, ratio, k0, k1):
+    """Every sample s (x[s], tau[s], cnt[s]) from t[s] to t_end as :func:`serial_run`
+    with sample index s, the samples in parallel over numba's threads; t[s] becomes
+    t_end and events[s] grows by the sample's events."""
+    L = x.shape[1]
+    for s in numba.prange(x.shape[0]):
+        xs = x[s]
+        _, ev = run_events(
+            xs,
+            tau[s],
+            cnt[s],
+            patch_class_all(xs, model),
+            t[s],
+            t_end,
+            model,
+            inv,
+            ratio,
+            0,
+            0,
+            0,
+            L,
+            s,
+            k0,
+            k1,
+            0,
+            np.zeros(17, np.uint64),
+        )
+        t[s] = t_end
+        events[s] += ev

@@ -1,11 +1,20 @@
 """One exact-KMC job (darkins2024): ``samples`` independent L x L lattices from t = 0 to
 t_max, observables recorded at log-spaced times.
 
-Schemes: ``tiles`` (the tile algorithm; backend cpu, all cores, or gpu, all samples in
-lockstep), ``serial`` (the serial waiting-time integrator) and ``bkl`` (BKL with a sum
-tree).  tiles and serial give the same lattices bit for bit; bkl is another exact
+Schemes: ``tiles`` (the tile algorithm; backend cpu, one sample after another with its
+tiles on all cores, or gpu, all samples in lockstep), ``serial`` (the serial
+waiting-time integrator) and ``bkl`` (BKL with a sum tree; the CPU default, the fastest
+per core).  serial and bkl advance the samples in parallel, one per core (numba's
+threads), every sample's numbers keyed by its index: the same lattices for any thread
+count.  tiles and serial give the same lattices bit for bit; bkl is another exact
 integrator of the same master equation (other random numbers).  The state is plain
 arrays (checkpointable); on the GPU it lives on the device between sampling times.
+
+``wall_time`` is the job's wall-clock time of its advances since t = 0, the same for
+each sample (all samples reach a sampling time together, whichever scheme and however
+many threads): events / wall_time of a sample is its share of the job's speed, their sum
+over the job's samples the job's speed, and that divided by the job's threads its speed
+per core.
 """
 
 from __future__ import annotations
@@ -69,9 +78,9 @@ def ising_energy(x: np.ndarray, J: float, h: float) -> float:
 
 
 class KMC2DSimulation(OnCPU, LockstepProgress):
-    """Exact 2D KMC on the CPU for one validated run config (scheme tiles on all cores,
-    serial or bkl); the GPU job is the subclass :class:`KMC2DGPUSimulation`, which
-    overrides the advance and where the state lives."""
+    """Exact 2D KMC on the CPU for one validated run config (scheme tiles, its tiles on
+    all cores; serial or bkl, the samples on all cores); the GPU job is the subclass
+    :class:`KMC2DGPUSimulation`, which overrides the advance and where the state lives."""
 
     def __init__(self, cfg: dict):
         self.cfg = cfg
@@ -175,43 +184,36 @@ class KMC2DSimulation(OnCPU, LockstepProgress):
                     st["hist_ok"][s, n0 + j] = int(ok)
 
     def _step_serial(self, st: dict, target: float) -> None:
-        from simcore.models.kmc2d.serial import serial_run
+        from simcore.models.kmc2d.serial import serial_run_samples
 
-        for s in range(self.samples):
-            x, tau, cnt = st["x"][s], st["tau"][s], st["cnt"][s]
-            _, ev = serial_run(
-                x,
-                tau,
-                cnt,
-                float(st["t"][s]),
-                target,
-                self.model,
-                self.inv,
-                self.ratio,
-                s,
-                self.k0,
-                self.k1,
-            )
-            st["t"][s] = target
-            st["events"][s] += ev
+        serial_run_samples(
+            st["x"],
+            st["tau"],
+            st["cnt"],
+            st["t"],
+            target,
+            st["events"],
+            self.model,
+            self.inv,
+            self.ratio,
+            self.k0,
+            self.k1,
+        )
 
     def _step_bkl(self, st: dict, target: float) -> None:
-        from simcore.models.kmc2d.bkl import bkl_run
+        from simcore.models.kmc2d.bkl import bkl_run_samples
 
-        for s in range(self.samples):
-            _, step, ev = bkl_run(
-                st["x"][s],
-                float(st["t"][s]),
-                target,
-                int(st["bkl_step"][s]),
-                self.model,
-                self.rates,
-                s,
-                self.k0,
-                self.k1,
-            )
-            st["t"][s], st["bkl_step"][s] = target, step
-            st["events"][s] += ev
+        bkl_run_samples(
+            st["x"],
+            st["t"],
+            target,
+            st["bkl_step"],
+            st["events"],
+            self.model,
+            self.rates,
+            self.k0,
+            self.k1,
+        )
 
     def _measure(self, st: dict, ti: int) -> None:
         J, h = (self.params[0], self.params[1]) if self.model == ISING else (0.0, 0.0)

@@ -13,6 +13,16 @@ from simcore.models.spec import Key, ModelSpec, PaperFigure, Simulation, Work, f
 from simcore.sampling import n_times_estimate
 
 SCHEMES = ("tiles", "serial", "bkl")
+#: The scheme of each backend when ``scheme`` is not given: the fastest exact integrator
+#: there.  On the CPU that is BKL (its samples in parallel over the job's cores; per
+#: core about 10 times the serial waiting-time integrator and 50 times the tile
+#: algorithm's CPU twin, which exists to check the GPU kernel: BENCHMARKS.md); the GPU
+#: runs the tile algorithm only.
+DEFAULT_SCHEME = {"cpu": "bkl", "gpu": "tiles"}
+#: The ``job_resources`` rate of a CPU job of each scheme (tiles: the job's; serial and
+#: bkl: one core's).
+RATE_KEY = {"tiles": "events_per_second", "serial": "serial_events_per_second",
+            "bkl": "bkl_events_per_second"}  # fmt: skip
 STARTS = ("flat", "random")
 #: The start of each rate model when ``start`` is not given.
 DEFAULT_START = {"sos": "flat", "ising": "random"}
@@ -51,10 +61,16 @@ def _rates_is(rates: str):
     return lambda cfg: cfg.get("rates") == rates
 
 
+def scheme_of(cfg: Mapping[str, Any]) -> str:
+    """The scheme of settings ``cfg``: its ``scheme``, else its backend's default."""
+    return cfg.get("scheme") or DEFAULT_SCHEME[cfg.get("backend") or "cpu"]
+
+
 class KMC2DSpec(ModelSpec):
     """Exact 2D kinetic Monte Carlo (darkins2024): the waiting-time method on an L x L
     lattice with pluggable rate models, serial, BKL or the tile algorithm (CPU cores or
-    the GPU, bit-identical to the serial integrator)."""
+    the GPU, bit-identical to the serial integrator).  BKL is the CPU default, the tile
+    algorithm the GPU's."""
 
     name = "kmc2d"
     title = "exact 2D kinetic Monte Carlo: SOS crystal growth, Glauber Ising (darkins2024)"
@@ -73,18 +89,25 @@ class KMC2DSpec(ModelSpec):
                  applies_to="rates ising"),
         "T": Key("temperature T > 0", type="float", applies=_rates_is("ising"),
                  applies_to="rates ising"),
-        "scheme": Key("integrator: tiles (darkins2024), serial or bkl", default="tiles",
-                      type="str", choices=SCHEMES),
+        "scheme": Key("integrator: tiles (darkins2024), serial or bkl; default bkl on the "
+                      "cpu (the fastest there), tiles on the gpu", default=None, type="str",
+                      choices=SCHEMES),
         "tile": Key("tile side B, a power of two >= 2 (gpu: 4 or 8)", default=8, type="int",
-                    applies=lambda cfg: cfg.get("scheme") == "tiles", applies_to="scheme tiles"),
+                    applies=lambda cfg: scheme_of(cfg) == "tiles", applies_to="scheme tiles"),
         "start": Key("flat (sos: heights 0, ising: all up) or random (sos: heights 0/1, "
                      "ising: +-1); default flat for sos, random for ising", default=None,
                      type="str"),
     }  # fmt: skip
     time_unit = ""  # per rate model: time_units
     resource_rates = {
-        "events_per_second": (1e5, "events per second of one CPU job (measured on 2 cores at "
-                              "L = 64 .. 256: tiles 1.6e5 to 2e5, serial 4e5 to 6e5, bkl 2.4e6)"),
+        "events_per_second": (3e4, "real events per second of one CPU job of scheme tiles "
+                              "(the CPU twin of the GPU kernel; measured 3e4 to 6.5e4 on 2 "
+                              "cores at L = 32 .. 256)"),
+        "serial_events_per_second": (2e5, "events per second of one core under scheme serial "
+                                     "(measured 4e5 to 7e5 at L = 32 .. 256)"),
+        "bkl_events_per_second": (7e5, "events per second of one core under scheme bkl "
+                                  "(measured 1.1e6 to 3.6e6 at L = 32 .. 256; slower on "
+                                  "larger lattices, 6.5e5 at L = 4096)"),
         "gpu_events_per_second": (1e7, "events per second of one GPU job (darkins2024: up to "
                                   "1e8 on large lattices)"),
     }  # fmt: skip
@@ -100,6 +123,7 @@ class KMC2DSpec(ModelSpec):
         "kmc2d": "simcore.models.kmc2d.bench:TILES",
         "kmc2d-timestep": "simcore.models.kmc2d.bench:TIMESTEP",
         "kmc2d-surfaces": "simcore.models.kmc2d.bench:SURFACES",
+        "kmc2d-cpu": "simcore.models.kmc2d.bench:CPU",
     }
     example = {"rates": "sos", "phi": 1.0, "L": 24, "samples": 2, "t_max": 3}
 
@@ -117,7 +141,7 @@ class KMC2DSpec(ModelSpec):
         else:
             cfg["J"], cfg["h"] = check_real(cfg, "J"), check_real(cfg, "h")
             cfg["T"] = check_real(cfg, "T", positive=True)
-        scheme = cfg["scheme"]
+        scheme = cfg["scheme"] = scheme_of(cfg)
         L = check_int(cfg, "L", lo=2)
         if L * L >= 2**32:
             raise ConfigError(
@@ -162,20 +186,26 @@ class KMC2DSpec(ModelSpec):
         return TIME_UNITS.get(str(cfg.get("rates")), (self.time_unit, "continuous time"))
 
     def uses_threads(self, cfg: Mapping[str, Any]) -> bool:
-        """The tile algorithm advances its patches in parallel on the CPU."""
-        return cfg.get("scheme") == "tiles"
+        """The tile algorithm advances its patches in parallel on the CPU; serial and bkl
+        run a job's samples in parallel, one per core, so they take the cores only when
+        a job has more than one sample."""
+        return scheme_of(cfg) == "tiles" or int(cfg.get("samples", 1)) > 1
 
     def work(self, job: Mapping[str, Any], rates: Mapping[str, float]) -> Work:
         """``L^2 t_max samples r`` events, r the rate per cell of a flat surface: k2
         exp(4 max(-phi, 0)) for sos (exactly k2 at phi = 0, random deposition; bonds, phi >
-        0, slow the growth down), 1 for ising (Glauber rates are <= 1).  The state is 16
-        bytes per cell and sample plus two lattices of scratch; the results 8 numbers per
-        sample and time, the dt history (4096 steps) and a snapshot."""
+        0, slow the growth down), 1 for ising (Glauber rates are <= 1); at the rate of the
+        scheme: a job's for tiles, one core's for serial and bkl (their samples run in
+        parallel over the job's cores, so this over-asks by up to the thread count, on the
+        safe side: the work does not know the threads).  The state is 16 bytes per cell
+        and sample plus two lattices of scratch; the results 8 numbers per sample and
+        time, the dt history (4096 steps) and a snapshot."""
         L, samples, t_max = int(job["L"]), int(job["samples"]), int(job["t_max"])
         scale = 1.0
         if job["rates"] == "sos":
             scale = float(job.get("k2", 1.0)) * math.exp(4.0 * max(-float(job["phi"]), 0.0))
-        rate = rates["gpu_events_per_second" if job["backend"] == "gpu" else "events_per_second"]
+        gpu = job["backend"] == "gpu"
+        rate = rates["gpu_events_per_second" if gpu else RATE_KEY[scheme_of(job)]]
         n_times = n_times_estimate(t_max, int(job["points_per_decade"]), 0)
         return Work(
             seconds=L * L * t_max * samples * scale / rate,
