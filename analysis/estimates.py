@@ -132,6 +132,8 @@ def window_slope(
     at_hi = ln_e.isel(t=hi, **index).drop_vars(drop, errors="ignore")
     at_lo = ln_e.isel(t=lo, **index).drop_vars(drop, errors="ignore")
     return (at_hi - at_lo) / dlnt
+
+
 def _units(units: str | Mapping[str, Any], model_units: str | None = None) -> dict[str, Any]:
     """``units`` (and ``model_units``) attributes from a units string or a variable's
     attributes (which carry both, :func:`simcore.io.dataset.unit_attributes`)."""
