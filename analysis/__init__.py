@@ -9,7 +9,7 @@
   :mod:`analysis.estimates` (local slopes, how analyses store estimates),
   :mod:`analysis.plotting` (figure style, sizes, saving with provenance),
   :mod:`analysis.tables` (benchmark tables read by header).
-* One module per model (``analyze`` and ``make_figures``): :mod:`analysis.kpz`,
+* One module per model (``analyze`` and ``draw_figures``): :mod:`analysis.kpz`,
   :mod:`analysis.ea3d`, :mod:`analysis.kmc2d`, :mod:`analysis.fcc`.
 * One module per paper (its draw functions): :mod:`analysis.kelling2017`,
   :mod:`analysis.kelling2012`, :mod:`analysis.lulli2015`, :mod:`analysis.darkins2024`.

@@ -12,16 +12,14 @@ share their random numbers, so words, not samples, are independent.  With a sing
 the groups split it, and the errors ignore that correlation (the attribute
 ``jackknife_groups_note`` says so).
 
-Campaign figures (:func:`make_figures`; names and captions are the ea3d spec's
+Campaign figures (:func:`draw_figures`; names and captions are the ea3d spec's
 ``campaign_figures``): ``energy``, ``q2`` and ``binder`` vs sweeps, one line per point.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Collection, Sequence
 from functools import partial
-from pathlib import Path
 
 import matplotlib
 import numpy as np
@@ -38,14 +36,13 @@ from analysis.plotting import (
     log_tick_labels,
     new_figure,
     require_variables,
-    save_drawn,
     styles_by,
     time_label,
 )
 from analysis.stats import jackknife
 from simcore.io.dataset import unit_attributes
 
-__all__ = ["analyze", "make_figures", "plot_observable", "word_groups"]
+__all__ = ["analyze", "plot_observable", "word_groups"]
 
 #: The model whose spec names the campaign figures drawn here.
 MODEL = "ea3d"
@@ -212,13 +209,3 @@ def draw_figures(
         for name, (var, ylabel) in _FIGURES.items()
     }
     return draw_campaign_figures(MODEL, analyses, drawings, names=names)
-
-
-def make_figures(
-    analyses: Sequence[xr.Dataset],
-    out_dir: str | os.PathLike[str],
-    names: Collection[str] | None = None,
-) -> list[Path]:
-    """Write the campaign figures of ea3d analyses (:func:`draw_figures`; only ``names``, if
-    given) into ``out_dir``, PNG and PDF each.  Returns the written paths."""
-    return save_drawn(draw_figures(analyses, names), out_dir)

@@ -19,7 +19,7 @@ Each quantity X is stored as ``X_mean`` and ``X_err`` over ``time`` (S(k, t): ov
 ``time`` and ``k``), ``x_eff`` and ``x_eff_err`` over ``t_eff``; ``slice`` (row, col) is
 the z = 0 plane at t_max of the first sample, for the picture.
 
-Campaign figures (:func:`make_figures`; names, order and captions are the fcc spec's
+Campaign figures (:func:`draw_figures`; names, order and captions are the fcc spec's
 ``campaign_figures``): ``domain_size`` (L(t), log-log, with a t^(1/3) guide), ``x_eff``,
 ``open_bonds`` (log t), ``structure_factor`` (S / L^3 vs k L at a few times, one panel
 per point: the dynamic scaling collapse) and ``slice`` (the z = 0 plane at t_max, one
@@ -28,9 +28,7 @@ panel per point).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Collection, Sequence
-from pathlib import Path
 
 import matplotlib
 import numpy as np
@@ -59,7 +57,6 @@ from analysis.plotting import (
     new_figure,
     plot_mean_vs_time,
     require_variables,
-    save_drawn,
     time_label,
     unit_text,
 )
@@ -70,7 +67,6 @@ __all__ = [
     "REFERENCE_X",
     "analyze",
     "draw_figures",
-    "make_figures",
     "panel_title",
     "plot_domain_size",
     "plot_observable",
@@ -357,13 +353,3 @@ def draw_figures(
     needed = ("domain_size_mean", "x_eff", "structure_factor_mean")
     require_variables(analyses, needed, "an fcc analysis dataset")
     return draw_campaign_figures(MODEL, analyses, _FIGURES, names=names)
-
-
-def make_figures(
-    analyses: Sequence[xr.Dataset],
-    out_dir: str | os.PathLike[str],
-    names: Collection[str] | None = None,
-) -> list[Path]:
-    """Write the campaign figures of fcc analyses (:func:`draw_figures`; only ``names``, if
-    given) into ``out_dir``, PNG and PDF each.  Returns the written paths."""
-    return save_drawn(draw_figures(analyses, names), out_dir)

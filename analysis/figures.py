@@ -3,14 +3,15 @@
 ``python -m analysis.figures --out-dir DIR [--figure NAME ...] ANALYSIS.nc [ANALYSIS.nc ...]``
 
 The analyses (output of :mod:`analysis.analyze`) must be of one model (their ``model``
-attribute); ``make_figures(analyses, out_dir, names)`` of the model's analysis module,
-found through simcore's registry (:func:`analysis.dispatch.analysis_module`), writes the
-figures the model's spec names in ``campaign_figures`` (or only those ``--figure`` names:
-the workflow draws each figure in a job of its own, so that each gets its own report
-caption), each as PNG (300 dpi) and PDF, one paper column wide, atomically and with
-provenance metadata (:mod:`analysis.plotting`).  A model module whose ``make_figures``
-takes no ``names`` draws all of them into a temporary folder, and only the named ones
-are kept.
+attribute).  The model's analysis module, found through simcore's registry
+(:func:`analysis.dispatch.analysis_module`), draws the figures the model's spec names in
+``campaign_figures`` (or only those ``--figure`` names: the workflow draws each figure in
+a job of its own, so that each gets its own report caption): with
+``draw_figures(analyses, names)``, which returns them with their provenance and is saved
+here, each as PNG (300 dpi) and PDF, one paper column wide, atomically and with
+provenance metadata (:mod:`analysis.plotting`); or, a module of another package, with
+its own ``make_figures(analyses, out_dir[, names])`` (one without ``names`` draws all of
+them into a temporary folder, and only the named ones are kept).
 
 Exit status: 0 written; 2 bad input (unreadable file, no or unknown model, analyses of
 several models, a file that is not an analysis), one line on stderr.
@@ -28,7 +29,7 @@ from pathlib import Path
 import matplotlib
 
 from analysis.dispatch import analysis_module, fail
-from analysis.plotting import load_datasets, source_of
+from analysis.plotting import load_datasets, save_drawn, source_of
 from simcore.interrupt import run_main
 
 __all__ = ["main", "make_figures"]
@@ -53,6 +54,8 @@ def make_figures(
     if len(modules) > 1:
         raise ValueError(f"analyses of several models ({', '.join(sorted(modules))}) in one call")
     (module,) = modules.values()
+    if hasattr(module, "draw_figures"):
+        return save_drawn(module.draw_figures(analyses, names), out_dir)
     if names is None:
         return module.make_figures(analyses, out_dir)
     if "names" in inspect.signature(module.make_figures).parameters:

@@ -22,7 +22,7 @@ Random deposition (sos at phi = 0): every cell grows by an independent Poisson p
 rate k2, so <h> = k2 t and W^2 = k2 t exactly, and beta = 1/2.  Such analyses carry
 ``reference_beta`` = 0.5, and the figures draw the exact W^2 = k2 t.
 
-Campaign figures (:func:`make_figures`), one line per point: ``W2`` and ``beta_eff`` (sos
+Campaign figures (:func:`draw_figures`), one line per point: ``W2`` and ``beta_eff`` (sos
 points), ``energy`` and ``magnetization`` (|m|; ising points), ``step_density`` and
 ``events_rate`` (all points).  Which of them a campaign has, and in which order, is the
 kmc2d spec's ``campaign_figures`` of its points' rate models; each figure draws the
@@ -31,9 +31,7 @@ points whose analysis holds its variable.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Collection, Sequence
-from pathlib import Path
 from typing import Any
 
 import matplotlib
@@ -53,7 +51,6 @@ from analysis.plotting import (
     log_tick_labels,
     n_samples_of,
     new_figure,
-    save_drawn,
     stack_height,
     time_label,
 )
@@ -65,7 +62,6 @@ __all__ = [
     "RD_BETA",
     "analyze",
     "draw_figures",
-    "make_figures",
     "monolayer_times",
     "plot_beta_eff",
     "plot_observable",
@@ -376,16 +372,6 @@ _SHOWN_BY = {
     "step_density": "step_density_mean",
     "events_rate": "events_rate_mean",
 }
-
-
-def make_figures(
-    analyses: Sequence[xr.Dataset],
-    out_dir: str | os.PathLike[str],
-    names: Collection[str] | None = None,
-) -> list[Path]:
-    """Write the campaign figures of kmc2d analyses (:func:`draw_figures`; only ``names``, if
-    given) into ``out_dir``, PNG and PDF each.  Returns the written paths."""
-    return save_drawn(draw_figures(analyses, names), out_dir)
 
 
 def draw_figures(

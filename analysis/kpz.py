@@ -13,7 +13,7 @@ can be negative.  All errors come from one grouped jackknife over samples
 (:mod:`analysis.estimates`), so the correlations between neighbouring times (which share
 samples) are accounted for.
 
-Campaign figures (:func:`make_figures`; their names and captions are the kpz spec's
+Campaign figures (:func:`draw_figures`; their names and captions are the kpz spec's
 ``campaign_figures``): ``W2`` and ``beta_eff`` (one panel per substrate dimension, the
 reference beta dashed), ``C_h`` and ``C_s`` (vs t/s, one panel per point, one line per
 waiting time) and ``lambda_eff`` (lambda/z of heights and slopes, one row per point).
@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Collection, Iterable, Sequence
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import matplotlib
@@ -61,7 +60,6 @@ from analysis.plotting import (
     n_samples_of,
     new_figure,
     require_variables,
-    save_drawn,
     time_label,
     unit_text,
 )
@@ -80,7 +78,6 @@ __all__ = [
     "analyze",
     "load_analyses",
     "draw_figures",
-    "make_figures",
     "plot_C",
     "plot_W2",
     "plot_beta_eff",
@@ -771,13 +768,3 @@ def draw_figures(
     ``ValueError`` naming the file for an input that is not a kpz analysis."""
     require_variables(analyses, FIGURE_VARIABLES, WHAT)
     return draw_campaign_figures(MODEL, analyses, _FIGURES, names=names)
-
-
-def make_figures(
-    analyses: Sequence[xr.Dataset],
-    out_dir: str | os.PathLike[str],
-    names: Collection[str] | None = None,
-) -> list[Path]:
-    """Write the campaign figures of kpz analyses (:func:`draw_figures`; only ``names``, if
-    given) into ``out_dir``, PNG and PDF each.  Returns the written paths."""
-    return save_drawn(draw_figures(analyses, names), out_dir)

@@ -18,7 +18,7 @@ from test_kpz_gpu import _has_gpu, needs_gpu
 from analysis.aggregate import aggregate
 from analysis.estimates import local_slope_of
 from analysis.fcc import analyze as analyze_fcc
-from analysis.fcc import make_figures as make_all_fcc
+from analysis.fcc import draw_figures as draw_fcc
 from simcore.campaign import load_campaign
 from simcore.config import ConfigError, validate_run_config
 from simcore.models import registry
@@ -335,7 +335,7 @@ def test_blocks_aggregate_and_the_analysis_gives_x_eff(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="missing"):
         analyze_fcc(ds.drop_vars("domain_size"))
     with pytest.raises(ValueError, match="missing"):
-        make_all_fcc([ds], tmp_path / "bad")
+        draw_fcc([ds])
 
 
 # ---------------------------------------------------------------------------- snakemake

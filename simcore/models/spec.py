@@ -14,7 +14,7 @@ The spec says:
 * how a point is named (:meth:`ModelSpec.point_name`), whether a CPU job uses the
   campaign's ``threads``, and how much work and memory a job needs (:meth:`ModelSpec.work`);
 * the simulation object of a run config (:meth:`ModelSpec.simulation`, a :class:`Simulation`);
-* the analysis module (``analyze`` and ``make_figures``), the campaign figures, the
+* the analysis module (``analyze`` and ``draw_figures`` or ``make_figures``), the campaign figures, the
   comparison figures of the papers (:class:`PaperFigure`) and the ``simcore bench``
   kernels (:class:`BenchKernel`).
 
@@ -179,9 +179,11 @@ class ModelSpec:
     written on an axis, and the long name of ``t``; a model whose unit depends on its
     settings overrides :meth:`time_units`), ``resource_rates`` (the campaign's
     ``job_resources`` keys of this model: name -> (default, description)), ``analysis``
-    (the module with ``analyze(ds, n_groups)`` and ``make_figures(analyses, out_dir,
-    names=None)``, which draws the campaign figures, or only those in ``names``; a module
-    whose ``make_figures`` has no ``names`` has all drawn and the others dropped),
+    (the module with ``analyze(ds, n_groups)`` and ``draw_figures(analyses, names=None)``,
+    which draws the campaign figures, or only those in ``names``, as ``{name: (Figure,
+    provenance)}``; or ``make_figures(analyses, out_dir, names=None)``, which writes them
+    itself, and a module whose ``make_figures`` has no ``names`` has all drawn and the
+    others dropped),
     ``paper_figures``
     ``bench_kernels`` (kernel name -> ``"module:attribute"`` of a :class:`BenchKernel`,
     imported only when the bench CLI is built) and ``example`` (a small run config).
