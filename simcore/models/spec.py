@@ -14,9 +14,9 @@ The spec says:
 * how a point is named (:meth:`ModelSpec.point_name`), whether a CPU job uses the
   campaign's ``threads``, and how much work and memory a job needs (:meth:`ModelSpec.work`);
 * the simulation object of a run config (:meth:`ModelSpec.simulation`, a :class:`Simulation`);
-* the analysis module (``analyze`` and ``draw_figures`` or ``make_figures``), the campaign figures, the
-  comparison figures of the papers (:class:`PaperFigure`) and the ``simcore bench``
-  kernels (:class:`BenchKernel`).
+* the analysis module (``analyze`` and ``draw_figures`` or ``make_figures``), the
+  campaign figures, the comparison figures of the papers (:class:`PaperFigure`) and the
+  ``simcore bench`` kernels (:class:`BenchKernel`).
 
 A campaign entry expands into points generically from the key table (a list gives one
 point per value; keys that do not apply to a combination are dropped), see
