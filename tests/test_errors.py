@@ -126,6 +126,23 @@ def test_a_valid_config_still_runs(tmp_path: Path) -> None:
 KILLED_BY_SIGINT = -signal.SIGINT
 
 
+def _default_sigint() -> None:
+    """In a child before it starts: Ctrl-C's default disposition.  A test run started in
+    the background (``cmd &`` in a script, as a CI runner may) inherits SIGINT ignored,
+    and a program that starts with SIGINT ignored keeps ignoring it, as a user's
+    foreground command never does."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.fixture
+def sigint_handled():
+    """Python's own Ctrl-C handler in this process for the test (whatever the test run
+    inherited), restored after it."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
 def _long_config() -> dict:
     """A job of a few seconds whose progress lines (every 5 %) come well before its end."""
     return small_config(L=64, samples=2, t_max=40000, points_per_decade=40, waiting_times=[10])
@@ -135,7 +152,8 @@ def _start(*args: str | Path) -> subprocess.Popen:
     """Start ``simcore ARGS`` as a user would, with its output captured (bytes)."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     cmd = [sys.executable, "-m", "simcore.cli", *map(str, args)]
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                            preexec_fn=_default_sigint)  # fmt: skip
 
 
 def _wait_for_stderr(proc: subprocess.Popen, pattern: str, timeout: float = 120) -> bytes:
@@ -227,7 +245,7 @@ def test_a_second_ctrl_c_stops_at_once(tmp_path: Path, write_config) -> None:
         assert "config_hash" in load_checkpoint(checkpoint_path(out))
 
 
-def test_stop_request_defers_the_first_ctrl_c_and_not_the_second() -> None:
+def test_stop_request_defers_the_first_ctrl_c_and_not_the_second(sigint_handled) -> None:
     """In process: the first SIGINT only sets ``requested``, the second raises
     KeyboardInterrupt, and the handler before is back afterwards."""
     from simcore.interrupt import StopRequest
@@ -256,6 +274,7 @@ def _interrupt_while_reading(
         stderr=subprocess.PIPE,
         env=env,
         start_new_session=group,
+        preexec_fn=_default_sigint,
     )
     deadline = time.monotonic() + 120
     while True:  # a writer can open the pipe without blocking once the command has it open
