@@ -14,6 +14,7 @@ import xarray as xr
 from simcore.backends.cpu import OnCPU
 from simcore.backends.cuda import OnGPU
 from simcore.io.dataset import in_model_units, sample_coord, time_attributes
+from simcore.models import registry
 from simcore.models.ea3d.kernels import PRNG_CODE, n_generators, sweeps_philox, sweeps_stateful
 from simcore.models.ea3d.lattice import (
     LAYOUT_ID,
@@ -25,10 +26,15 @@ from simcore.models.ea3d.lattice import (
 )
 from simcore.models.ea3d.observables import PAIRS, energy_per_spin, overlaps
 from simcore.models.ea3d.rule import thresholds
-from simcore.models.ea3d.spec import SPEC
 from simcore.models.lockstep import LockstepProgress
 from simcore.sampling import sampling_times
 from simcore.seeding import philox_key
+
+
+def _spec():
+    """The ea3d spec (its time and energy units), from the registry: the spec builds this
+    module's jobs, so this module does not import it."""
+    return registry.get("ea3d")
 
 
 class EA3DSimulation(OnCPU, LockstepProgress):
@@ -116,7 +122,7 @@ class EA3DSimulation(OnCPU, LockstepProgress):
                 "t",
                 self.times,
                 time_attributes(
-                    SPEC,
+                    _spec(),
                     self.cfg,
                     comment="1 sweep = one Metropolis update of every spin (red, then blue)",
                 ),
@@ -139,7 +145,7 @@ class EA3DSimulation(OnCPU, LockstepProgress):
                 st["energy"],
                 in_model_units(
                     "energy per spin e = H / L^3",
-                    SPEC.energy_unit,
+                    _spec().energy_unit,
                     comment="H = -sum over bonds J sigma sigma, couplings J = +-1",
                 ),
             ),

@@ -38,6 +38,8 @@ ISING = 1
 MODELS = {"sos": SOS, "ising": ISING}
 #: Names of each model's parameters, in the order of the ``params`` tuple.
 PARAMS = {"sos": ("k2", "phi"), "ising": ("J", "h", "T")}
+#: ``model_units`` of the Ising energy: the unit of J, h and T (k_B = 1).
+ENERGY_UNIT = "J"
 #: Number of rate classes per model code.
 N_CLASSES = {SOS: 5, ISING: 10}
 #: Whether a model's rates depend on the diagonal neighbours (False: a 5-point stencil,

@@ -34,12 +34,27 @@ from simcore.io.dataset import (
     sample_coord,
     time_attributes,
 )
+from simcore.models import registry
 from simcore.models.kmc2d.gpu import HISTORY  # steps of (dt, accepted) kept per sample
-from simcore.models.kmc2d.rates import ISING, MODELS, PARAMS, SOS, rate_table, rate_tables
-from simcore.models.kmc2d.spec import ENERGY_UNIT, SPEC
+from simcore.models.kmc2d.rates import (
+    ENERGY_UNIT,
+    ISING,
+    MODELS,
+    PARAMS,
+    SOS,
+    rate_table,
+    rate_tables,
+)
 from simcore.models.lockstep import LockstepProgress
 from simcore.sampling import sampling_times
 from simcore.seeding import philox_key
+
+
+def _spec():
+    """The kmc2d spec (its time and energy units), from the registry: the spec builds this
+    module's jobs, so this module does not import it."""
+    return registry.get("kmc2d")
+
 
 #: Side of the corner of the lattice kept as a snapshot at t_max.
 SNAPSHOT = 128
@@ -237,7 +252,7 @@ class KMC2DSimulation(OnCPU, LockstepProgress):
         n = min(self.L, SNAPSHOT)
         coords = {
             "sample": sample_coord(self.cfg, self.samples),
-            "t": ("t", self.times.astype(np.float64), time_attributes(SPEC, self.cfg)),
+            "t": ("t", self.times.astype(np.float64), time_attributes(_spec(), self.cfg)),
             "step": (
                 "step",
                 np.arange(HISTORY, dtype=np.int64),
@@ -296,7 +311,7 @@ class KMC2DSimulation(OnCPU, LockstepProgress):
             dims,
             st["obs_dt"],
             time_attributes(
-                SPEC,
+                _spec(),
                 self.cfg,
                 long_name="adaptive time step of the tile algorithm at the sampling time",
             ),
@@ -305,7 +320,9 @@ class KMC2DSimulation(OnCPU, LockstepProgress):
         data["dt_history"] = (
             ("sample", "step"),
             st["hist_dt"],
-            time_attributes(SPEC, self.cfg, long_name="time step tried (first steps of the run)"),
+            time_attributes(
+                _spec(), self.cfg, long_name="time step tried (first steps of the run)"
+            ),
         )
         data["dt_accepted"] = (
             ("sample", "step"),

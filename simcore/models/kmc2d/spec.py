@@ -53,8 +53,6 @@ TIME_UNITS = {
     "sos": ("1/k2", "continuous time in units of 1/k2"),
     "ising": ("1/w0", "continuous time in units of 1/w0, w0 the Glauber rate constant"),
 }
-#: ``model_units`` of the Ising energy: the unit of J, h and T (k_B = 1).
-ENERGY_UNIT = "J"
 
 
 def _rates_is(rates: str):

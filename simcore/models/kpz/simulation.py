@@ -11,6 +11,7 @@ import xarray as xr
 
 from simcore.backends.cpu import OnCPU
 from simcore.io.dataset import HEIGHT, HEIGHT2, in_model_units, sample_coord, time_attributes
+from simcore.models import registry
 from simcore.models.kpz.decomposed import dd_sweeps
 from simcore.models.kpz.geometry import geometry_from_config, parse_scheme
 from simcore.models.kpz.kernels import sequential_sweeps
@@ -21,19 +22,24 @@ from simcore.models.kpz.observables import (
     slope_autocorrelation,
     width_and_mean,
 )
-from simcore.models.kpz.spec import SPEC
 from simcore.rng import uniform_threshold
 from simcore.sampling import sampling_times
 from simcore.seeding import philox_key
+
+
+def _spec():
+    """The kpz spec (its time and energy units), from the registry: the spec builds this
+    module's jobs, so this module does not import it."""
+    return registry.get("kpz")
 
 
 def kpz_time_attributes(cfg: dict) -> dict[str, str | float]:
     """CF attributes of the time axis (in MCS, from the spec); under DB/cDB they state
     the eq. 9 accounting."""
     if parse_scheme(cfg["scheme"]) is None:
-        return time_attributes(SPEC, cfg, comment="1 MCS = L^d update attempts")
+        return time_attributes(_spec(), cfg, comment="1 MCS = L^d update attempts")
     return time_attributes(
-        SPEC,
+        _spec(),
         cfg,
         comment=f"1 MCS = L^d site selections of scheme {cfg['scheme']}; the fraction "
         "active_fraction of them are performed (kelling2017 eq. 9)",
@@ -106,7 +112,7 @@ class KPZSimulation(OnCPU):
             i, t_now = i - 1, self.times[-1]
         else:
             t_now = self.times[ti - 1] if ti > 0 else 0
-        return f"sample {i + 1}/{self.samples}, t = {t_now} {SPEC.time_unit}"
+        return f"sample {i + 1}/{self.samples}, t = {t_now} {_spec().time_unit}"
 
     # -- dynamics ------------------------------------------------------------
     def step(self, st: dict) -> None:
@@ -141,7 +147,7 @@ class KPZSimulation(OnCPU):
         coords = {
             "sample": sample_coord(self.cfg, self.samples),
             "t": ("t", self.times, kpz_time_attributes(self.cfg)),
-            "s": ("s", self.waits, time_attributes(SPEC, self.cfg, long_name="waiting time s")),
+            "s": ("s", self.waits, time_attributes(_spec(), self.cfg, long_name="waiting time s")),
         }
         hunit = "heights in units of the elementary step (lattice units)"
         data = {
