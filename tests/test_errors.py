@@ -291,9 +291,19 @@ def _interrupt_while_reading(
             os.killpg(proc.pid, signal.SIGINT)
         else:
             proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
+        try:
+            out, err = proc.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            # The kernel may hand the signal to another thread of the process (numpy's
+            # and numba's threads): Python's handler then waits for the main thread,
+            # blocked in the read of the pipe.  End of file ends that read, and the
+            # pending Ctrl-C takes effect before any other Python code runs.
+            os.close(fd)
+            fd = -1
+            out, err = proc.communicate(timeout=60)
     finally:
-        os.close(fd)
+        if fd >= 0:
+            os.close(fd)
     return proc.returncode, out.decode(), err.decode()
 
 
