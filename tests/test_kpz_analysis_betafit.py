@@ -1,6 +1,6 @@
 """Tests of the fit of the asymptotic growth exponent: the generic fit
 (analysis.estimates.power_correction_fit), the fit in analysis.kpz.analyze with its
-jackknife errors and window rule.
+jackknife errors and window rule, and the table CLI (analysis.betafit).
 
 The analysis tests use synthetic aggregated datasets in the ARCHITECTURE.md layout at
 the paper's time scales (sampling times of ``simcore.sampling`` to t = 10^4 with 5 per
@@ -19,17 +19,22 @@ third of the error the tests meet.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import xarray as xr
 
-from analysis import kpz
+from analysis import betafit, kpz
 from analysis.estimates import OMEGA_RANGE, power_correction_fit
-from analysis.kpz import analyze, saturation_onset
+from analysis.kpz import BETA, analyze, saturation_onset
+from analysis.plotting import value_error_text
 from simcore.io.dataset import write_dataset
 from simcore.sampling import sampling_times
+
+REPO = Path(__file__).resolve().parents[1]
 
 BETA_2D = 0.2414
 OMEGA_2D = 2 * BETA_2D
@@ -251,3 +256,74 @@ def test_too_few_values_give_nan_with_the_reason() -> None:
     other = analyze(growth_dataset(dim=3, seed=6))
     assert np.all(np.isnan(other["beta_asymptotic"].values))
     assert "d = 3: fitted only for d = 1, 2" in other["beta_asymptotic"].attrs["comment"]
+
+
+# --------------------------------------------------------------------------- the table
+
+
+@pytest.fixture(scope="module")
+def fit_files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Analysis files of two DD points: a long one (fitted) and a short one (partly not)."""
+    d = tmp_path_factory.mktemp("betafit")
+    long = growth_dataset(seed=3)
+    short = growth_dataset(t_max=1000, scheme="DTrDT", seed=5)
+    return [
+        write_dataset(analyze(long), d / "long.nc"),
+        write_dataset(analyze(short), d / "short.nc"),
+    ]
+
+
+def test_compare_agrees_within_two_combined_sigmas() -> None:
+    ref = BETA["2d_kelling2011"]  # 0.2415(15)
+    sigma = np.hypot(0.002, 0.0015)  # 0.0025
+    assert betafit.compare(0.2415 + 1.9 * sigma, 0.002, ref) == "+1.9 sigma, agrees"
+    assert betafit.compare(0.2415 - 2.1 * sigma, 0.002, ref) == "-2.1 sigma, differs"
+    assert betafit.compare(float("nan"), 0.002, ref) == "-"
+
+
+def test_table_one_row_per_point_and_window(
+    fit_files: list[Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Markdown: a header, the separator and one row per (point, window), in order; the
+    fitted rows quote beta(err), omega, chi2/dof and both comparisons, the others why not."""
+    assert betafit.main([str(p) for p in fit_files]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0].startswith("| point | window t_eff |") and "vs 0.2414(2)" in lines[0]
+    assert lines[1] == "|" + "---|" * 8
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in lines[2:]]
+    assert len(rows) == 2 * len(kpz.BETA_FIT_T_LOWERS) and all(len(r) == 8 for r in rows)
+    assert [r[0] for r in rows] == ["DTrDB, TC=1,1, L=8192, n=256"] * 3 + [
+        "DTrDT, TC=1,1, L=8192, n=256"
+    ] * 3
+    assert [r[1] for r in rows[:3]] == ["[50, 8155]", "[100, 8155]", "[200, 8155]"]
+    with xr.open_dataset(fit_files[0]) as ds:
+        k = main_window(ds)
+        beta, err = float(ds["beta_asymptotic"][k]), float(ds["beta_asymptotic_err"][k])
+    main = rows[k]
+    assert main[3] == value_error_text(beta, err) and "(" in main[3]
+    for col, ref in zip(main[6:], betafit.REFERENCES, strict=True):
+        z = (beta - ref.value) / np.hypot(err, ref.error)
+        assert col == f"{z:+.1f} sigma, {'agrees' if abs(z) <= 2 else 'differs'}"
+    assert rows[3][3] != "-" and rows[3][6] != "-"  # short point, t >= 50: fitted
+    assert rows[4][3].startswith("no fit: 5 beta_eff value(s)") and rows[4][6] == "-"
+
+
+def test_cli_bad_file_exits_2_with_one_line(fit_files: list[Path], tmp_path: Path) -> None:
+    """Real subprocess: a file that is not netCDF, or an analysis without the fit (a raw
+    dataset here), exits 2 with one line naming the file and prints no table."""
+    junk = tmp_path / "junk.nc"
+    junk.write_text("not netCDF\n")
+    raw = tmp_path / "raw.nc"
+    growth_dataset(n_samples=4, t_max=100).to_netcdf(raw)
+    for bad, word in ((junk, "cannot read"), (raw, "beta_asymptotic")):
+        proc = subprocess.run(
+            [sys.executable, "-m", "analysis.betafit", str(fit_files[0]), str(bad)],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            timeout=120,
+        )
+        assert proc.returncode == 2 and proc.stdout == ""
+        err = proc.stderr.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("python -m analysis.betafit: error:")
+        assert str(bad) in err[0] and word in err[0], err[0]
