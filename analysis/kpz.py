@@ -4,12 +4,16 @@ Analysis (:func:`analyze`) of one aggregated dataset in the ARCHITECTURE.md layo
 ``sample``, ``time``, ``s``; ``W2(sample, time)``, ``mean_h(sample, time)``,
 ``C_h(sample, s, time)``, ``C_s(sample, s, time)``): sample means and their errors, the
 effective growth exponent ``beta_eff`` and the effective autocorrelation exponents
-``lambda_h/z`` and ``lambda_s/z`` (kelling2017, eqs. 5, 6, 8).
+``lambda_h/z`` and ``lambda_s/z`` (kelling2017, eqs. 5, 6, 8), and the asymptotic growth
+exponent fitted to ``beta_eff = beta + a t^-omega`` over windows fixed in advance
+(:data:`BETA_FIT_RULE`; :func:`analysis.estimates.power_correction_fit`): why fitted,
+because beta_eff at the times a run reaches still carries corrections to scaling, and
+the fit extrapolates them away with an error the jackknife gives.
 
 Why the effective exponents are computed from means, not per sample: eq. 8 is applied to
 ``E = W = sqrt(<W2>)`` and ``E = <C>``, the ensemble averages; a single sample's ``C``
 can be negative.  All errors come from one grouped jackknife over samples
-(:mod:`analysis.stats`) applied to the whole chain ``means -> logs -> slopes``
+(:mod:`analysis.stats`) applied to the whole chain ``means -> logs -> slopes -> fit``
 (:mod:`analysis.estimates`), so the correlations between neighbouring times (which share
 samples) are accounted for.
 
