@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import xarray as xr
@@ -27,11 +27,14 @@ import xarray as xr
 from simcore.io.dataset import unit_attributes
 
 __all__ = [
+    "OMEGA_RANGE",
     "POSITIVE_MIDPOINT_NOTE",
+    "PowerCorrectionFit",
     "analysis_attrs",
     "beta_eff_of",
     "local_slope_of",
     "pair_values",
+    "power_correction_fit",
     "put_local_slope",
     "put_means",
     "safe_log",
@@ -221,3 +224,146 @@ def analysis_attrs(
         }
     )
     return attrs
+
+
+# ----------------------------------------------------------------------------- corrections
+
+
+class PowerCorrectionFit(NamedTuple):
+    """Parameters of ``y = beta + a * t**(-omega)`` fitted by :func:`power_correction_fit`,
+    the minimum ``chi2`` and the parameters' errors from the curvature of chi2 (the
+    standard least-squares covariance, right for independent Gaussian ``sigma``; where the
+    ``y`` are correlated, as successive local slopes are, a jackknife gives the errors)."""
+
+    beta: np.ndarray
+    a: np.ndarray
+    omega: np.ndarray
+    chi2: np.ndarray
+    beta_err: np.ndarray
+    a_err: np.ndarray
+    omega_err: np.ndarray
+
+
+#: Where :func:`power_correction_fit` looks for omega, and the step of its first grid.
+OMEGA_RANGE = (0.05, 3.0)
+OMEGA_GRID_STEP = 0.05
+#: Golden-section steps after the grid: the bracket of two grid steps shrinks by
+#: 0.618 per step, to ~1e-14 after 70.
+_GOLDEN_STEPS = 70
+
+
+def _linear_part(
+    x: np.ndarray, y: np.ndarray, w: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Weighted least squares of ``y = b + c x`` for each ``x`` (..., n) and ``y`` (...,
+    n) with weights ``w`` (n): ``(b, c, chi2)``, centred sums and the residuals summed
+    explicitly, so chi2 near zero (exact data) is not lost to cancellation."""
+    sw = w.sum()
+    xm = (w * x).sum(-1, keepdims=True) / sw
+    ym = (w * y).sum(-1, keepdims=True) / sw
+    dx, dy = x - xm, y - ym
+    c = (w * dx * dy).sum(-1) / (w * dx * dx).sum(-1)
+    b = ym[..., 0] - c * xm[..., 0]
+    chi2 = (w * (dy - c[..., None] * dx) ** 2).sum(-1)
+    return b, c, chi2
+
+
+def _profile(tau: np.ndarray, y: np.ndarray, w: np.ndarray, omega: np.ndarray) -> np.ndarray:
+    """chi2 minimised over (beta, a) at ``omega``: one omega per row of ``y`` (shape of
+    ``y`` without its last axis)."""
+    return _linear_part(tau ** (-omega[..., None]), y, w)[2]
+
+
+def _profile_grid(tau: np.ndarray, y: np.ndarray, w: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """chi2 minimised over (beta, a) at each omega of ``grid`` (1-d) for every row of ``y``:
+    shape of ``y`` without its last axis, plus the grid axis."""
+    x = tau ** (-grid[:, None])  # (grid, n)
+    return _linear_part(x, y[..., None, :], w)[2]
+
+
+def power_correction_fit(
+    t: np.ndarray, y: np.ndarray, sigma: np.ndarray, omega_range: tuple[float, float] = OMEGA_RANGE
+) -> PowerCorrectionFit:
+    """Fit ``y = beta + a * t**(-omega)`` (an asymptotic value with its leading power-law
+    correction, such as beta_eff(t) of a growth law with corrections to scaling) by
+    weighted least squares, weights ``1 / sigma**2``.
+
+    For fixed omega the model is linear in (beta, a), so chi2 is minimised over them
+    exactly and the profile chi2(omega) is searched: on a grid of step
+    :data:`OMEGA_GRID_STEP` over ``omega_range``, then by golden section between the
+    neighbours of the best grid point (a minimum at an end of the range stays there:
+    the caller can tell from ``omega``).  Numpy only, vectorised: ``y`` may have leading
+    dimensions (jackknife replicas, noise realisations), each row fitted alone with the
+    same ``t`` and ``sigma``; a row with a non-finite value gives NaN.
+
+    Parameters
+    ----------
+    t:
+        The n > 3 positive abscissae.
+    y:
+        Values, shape (..., n).
+    sigma:
+        Their n positive, finite standard errors.
+
+    Returns
+    -------
+    PowerCorrectionFit
+        Arrays of the shape of ``y`` without its last axis (0-d for one row).
+    """
+    t = np.asarray(t, dtype=float)
+    y = np.asarray(y, dtype=float)
+    sigma = np.asarray(sigma, dtype=float)
+    n = t.size
+    if t.ndim != 1 or y.shape[-1:] != (n,) or sigma.shape != (n,):
+        raise ValueError(f"t, sigma need shape (n,) and y (..., n); got {t.shape}, "
+                         f"{sigma.shape}, {y.shape}")  # fmt: skip
+    if n < 4:
+        raise ValueError(f"three parameters need at least 4 values, got {n}")
+    if not (np.all(t > 0) and np.all(np.isfinite(t))):
+        raise ValueError("t must be positive and finite")
+    if not (np.all(sigma > 0) and np.all(np.isfinite(sigma))):
+        raise ValueError("sigma must be positive and finite")
+    lo, hi = (float(v) for v in omega_range)
+    if not 0 < lo < hi:
+        raise ValueError(f"omega_range must be 0 < low < high, got {omega_range}")
+
+    bad = ~np.all(np.isfinite(y), axis=-1)
+    y = np.where(bad[..., None], 0.0, y)  # fitted, then set to NaN
+    t0 = float(t.min())
+    tau = t / t0  # in (1, ...]: a = a' t0^omega, better conditioned than t^-omega itself
+    w = sigma**-2.0
+
+    grid = np.linspace(lo, hi, max(3, round((hi - lo) / OMEGA_GRID_STEP) + 1))
+    k = np.argmin(_profile_grid(tau, y, w, grid), axis=-1)
+    a_lo = grid[np.maximum(k - 1, 0)]
+    b_hi = grid[np.minimum(k + 1, grid.size - 1)]
+    g = (np.sqrt(5.0) - 1.0) / 2.0
+    c = b_hi - g * (b_hi - a_lo)
+    d = a_lo + g * (b_hi - a_lo)
+    fc, fd = _profile(tau, y, w, c), _profile(tau, y, w, d)
+    for _ in range(_GOLDEN_STEPS):
+        left = fc <= fd  # the minimum lies in [a_lo, d]
+        b_hi = np.where(left, d, b_hi)
+        a_lo = np.where(left, a_lo, c)
+        new = np.where(left, b_hi - g * (b_hi - a_lo), a_lo + g * (b_hi - a_lo))
+        f_new = _profile(tau, y, w, new)
+        c, d, fc, fd = (np.where(left, new, d), np.where(left, c, new),
+                        np.where(left, f_new, fd), np.where(left, fc, f_new))  # fmt: skip
+    omega = 0.5 * (a_lo + b_hi)
+    x = tau ** (-omega[..., None])
+    beta, a_red, chi2 = _linear_part(x, y, w)
+
+    # covariance of (beta, a', omega) from the Jacobian, then a = a' t0^omega
+    d_omega = -a_red[..., None] * np.log(tau) * x
+    jac = np.stack(np.broadcast_arrays(np.ones_like(x), x, d_omega), axis=-1) / sigma[:, None]
+    hess = np.einsum("...ni,...nj->...ij", jac, jac)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ok = np.linalg.cond(hess) < 1e14
+        cov = np.linalg.inv(np.where(ok[..., None, None], hess, np.eye(3)))
+    cov = np.where(ok[..., None, None], cov, np.nan)
+    scale = t0**omega
+    a = a_red * scale
+    grad = np.stack(np.broadcast_arrays(np.zeros_like(a), scale, a * np.log(t0)), axis=-1)
+    a_var = np.einsum("...i,...ij,...j->...", grad, cov, grad)
+    out = (beta, a, omega, chi2, np.sqrt(cov[..., 0, 0]), np.sqrt(a_var), np.sqrt(cov[..., 2, 2]))
+    return PowerCorrectionFit(*(np.where(bad, np.nan, v) for v in out))

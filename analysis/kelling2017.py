@@ -13,15 +13,21 @@ Draw functions (the kpz spec's paper figures; ``python -m analysis.papers FIGURE
   effective exponent ``lambda_h/z`` (Fig. 5b; option ``exponent=h``) or ``lambda_s/z``
   (Fig. 4b; ``exponent=s``).  Why: block-layer domains that are too small raise ``C_h`` at
   late times; self-consistency across TC is the test.
-- :func:`fig6` (Fig. 6): ``beta_eff(t)`` with jackknife error bars and the asymptotic
-  beta of kelling2017's ref. [19] as a band (the value and its error are
-  :data:`analysis.kpz.BETA`'s ``2d_kelling2011``).  Why: schemes may differ in
-  corrections to scaling but must approach the same universal exponent.
+- :func:`fig5b` (Fig. 5b): the local slopes ``lambda_h/z`` of ``C_h(t, s)`` vs ``t/s`` for
+  every waiting time of every point (one colour per point, one marker and line style per
+  s), with jackknife error bars.  Why: block-layer DB (DTrDB) should give the same
+  slopes for every TC and collapse the waiting times.
+- :func:`fig6` (Fig. 6): ``beta_eff(t)`` with jackknife error bars, each point's fit of
+  the asymptotic beta with its correction to scaling (:data:`analysis.kpz.BETA_FIT_RULE`,
+  the main window) drawn over its window and quoted in its legend entry, the asymptotic
+  beta of kelling2017's ref. [19] as a band and the value 0.2414(2) of its ref. [13]
+  dashed (:data:`analysis.kpz.BETA`'s ``2d_kelling2011`` and ``2d``).  Why: schemes may
+  differ in corrections to scaling but must approach the same universal exponent.
 - :func:`performance` (Fig. 7; kelling2012 Figs. 4, 5): update attempts per ns (median,
   min-max bars) vs L and run time per MCS vs L, one line per (scheme, TC, p, q, device),
   from the table of ``simcore bench dd --csv``.
 
-The first three take the analysis files of :mod:`analysis.kpz`, one per point.
+The first four take the analysis files of :mod:`analysis.kpz`, one per point.
 """
 
 from __future__ import annotations
@@ -39,7 +45,14 @@ import xarray as xr
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from analysis.kpz import BETA, Curve, draw_decaying, load_analyses, noise_legend_entry
+from analysis.kpz import (
+    BETA,
+    BETA_FIT_T_LOWER,
+    Curve,
+    draw_decaying,
+    load_analyses,
+    noise_legend_entry,
+)
 from analysis.plotting import (
     COLUMN_WIDTH,
     PANEL_HEIGHT,
@@ -55,6 +68,7 @@ from analysis.plotting import (
     stack_height,
     time_label,
     unit_text,
+    value_error_text,
 )
 from analysis.tables import read_table, table_provenance
 
@@ -65,6 +79,7 @@ __all__ = [
     "curve_labels",
     "fig3b",
     "fig4",
+    "fig5b",
     "fig6",
     "has_block_layer",
     "load_bench_table",
@@ -72,14 +87,17 @@ __all__ = [
     "performance",
     "plot_fig3b",
     "plot_fig4",
+    "plot_fig5b",
     "plot_fig6",
     "plot_performance",
     "scheme_label",
     "tc_of",
 ]
 
-#: The asymptotic growth exponent drawn in Fig. 6 (kelling2017's ref. [19]).
+#: The asymptotic growth exponent drawn in Fig. 6 as a band (kelling2017's ref. [19]), and
+#: the more precise value of its ref. [13] drawn dashed.
 FIG6_BETA = BETA["2d_kelling2011"]
+FIG6_BETA_PRECISE = BETA["2d"]
 
 # Device-layer part followed by a block-layer part (kelling2017 sec. 3 naming): DTrDT,
 # DTrDB, cDBDT, DBDT, ... ; DTr alone, DB alone or "sequential" have no block layer.
@@ -344,13 +362,86 @@ def plot_fig4(
     return fig
 
 
+#: Marker and line style of each waiting time in Fig. 5(b), in ascending order of s.
+_S_STYLES = (("o", "-"), ("s", "--"), ("^", ":"), ("v", "-."), ("D", (0, (5, 1, 1, 1))))
+
+
+def plot_fig5b(datasets: Sequence[xr.Dataset]) -> Figure:
+    """kelling2017 Fig. 5(b): local slopes lambda_h/z of C_h(t, s) vs t/s, every waiting time.
+
+    For each point (one colour, labelled scheme + TC as the other figures) and each of its
+    waiting times s (one marker and line style, the same for every point): the analysis's
+    ``lambda_h_over_z_eff`` with its jackknife errors over the windows it chose from the
+    errors (:data:`analysis.kpz.LAMBDA_WINDOW_RULE`), at their geometric midpoints.  Slopes
+    of different s and TC that agree within their errors are the paper's test that the
+    block-layer DB leaves the autocorrelation of heights unchanged.
+    """
+    dss = _reference_first(datasets)
+    s_all = sorted({float(v) for d in dss for v in np.asarray(d["lambda_h_s"].values)})
+    entries = sum(len(np.unique(d["lambda_h_s"].values)) for d in dss)
+    with matplotlib.rc_context(STYLE):
+        fig, axes = new_figure(1, 1, PANEL_HEIGHT + _legend_height(max(entries, 1)))
+        ax = axes[0, 0]
+        for ds, label, style in zip(dss, curve_labels(dss), _styles(dss), strict=True):
+            w_s = np.asarray(ds["lambda_h_s"].values, dtype=float)
+            x_all = np.asarray(ds["lambda_h_t_over_s"].values, dtype=float)
+            y_all = np.asarray(ds["lambda_h_over_z_eff"].values, dtype=float)
+            e_all = np.asarray(ds["lambda_h_over_z_eff_err"].values, dtype=float)
+            for s in np.unique(w_s):
+                at = w_s == s
+                marker, line = _S_STYLES[s_all.index(float(s)) % len(_S_STYLES)]
+                ax.errorbar(x_all[at], y_all[at], yerr=np.nan_to_num(e_all[at]),
+                            **{**style, "marker": marker}, linestyle=line,
+                            label=f"{label}; s = {s:g}")  # fmt: skip
+        ax.set_xscale("log")
+        log_tick_labels(ax)
+        ax.set_xlabel("t/s (window midpoint)")
+        ax.set_ylabel(r"$(\lambda_h/z)_{eff}$")
+        if not ax.has_data():  # no waiting times, or C_h lost in its noise at once
+            ax.text(0.5, 0.5, "no lambda_h/z windows", ha="center", va="center",
+                    transform=ax.transAxes)  # fmt: skip
+        handles, labels = ax.get_legend_handles_labels()
+        if handles:
+            fig.legend(handles, labels, loc="outside lower center", fontsize=6,
+                       title=f"s in {unit_text(dss[0]['s'].attrs)}", title_fontsize=7)  # fmt: skip
+    return fig
+
+
+def _main_fit(ds: xr.Dataset) -> tuple[float, float, float, float, float, float] | None:
+    """The beta fit of the main window (:data:`analysis.kpz.BETA_FIT_T_LOWER`) of a point:
+    (beta, error, a, omega, t_lower, t_upper); None where the file has none."""
+    if "beta_asymptotic" not in ds.variables or "beta_fit_t_lower" not in ds.variables:
+        return None
+    at = np.flatnonzero(np.asarray(ds["beta_fit_t_lower"].values) == BETA_FIT_T_LOWER)
+    if at.size != 1:
+        return None
+    k = int(at[0])
+    return tuple(float(ds[v].values[k]) for v in (  # type: ignore[return-value]
+        "beta_asymptotic", "beta_asymptotic_err", "beta_correction_amplitude",
+        "beta_correction_exponent", "beta_fit_t_lower", "beta_fit_t_upper"))  # fmt: skip
+
+
+def _fit_label(fit: tuple[float, ...] | None) -> str:
+    """The second line of a point's Fig. 6 legend entry: its fitted beta with error and
+    window, or that its main window could not be fitted."""
+    window = rf"$t \geq {BETA_FIT_T_LOWER:g}$"
+    if fit is None or not np.isfinite(fit[0]):
+        return f"no fit for {window}"
+    return rf"$\beta = {value_error_text(fit[0], fit[1])}$ (fit, {window})"
+
+
 def plot_fig6(datasets: Sequence[xr.Dataset]) -> Figure:
     """kelling2017 Fig. 6: beta_eff(t) per point with the asymptotic beta of its ref. [19].
 
-    Error bars are the jackknife errors of the analysis file; the reference is an orange
-    band (value +- error) with a line at the value.  Curves may differ at finite t
-    (corrections to scaling) but should approach the band.  Raises ``ValueError`` for a
-    point whose substrate dimension is not 2: the reference is the 2+1-dimensional value.
+    Error bars are the jackknife errors of the analysis file; each point's fit
+    beta + a t^-omega of the main window (``beta_asymptotic`` etc. at ``beta_fit_t_lower``
+    = :data:`analysis.kpz.BETA_FIT_T_LOWER`) is a thin line of its colour over its window,
+    and its legend entry quotes the fitted beta with its jackknife error (or says that the
+    window could not be fitted).  The references: kelling2017's asymptotic 0.2415(15) as an
+    orange band (value +- error) with a line at the value, and 0.2414(2) (its sec. 2.1)
+    dashed.  Curves may differ at finite t (corrections to scaling) but should approach the
+    band.  Raises ``ValueError`` for a point whose substrate dimension is not 2: the
+    references are the 2+1-dimensional values.
     """
     dss = _reference_first(datasets)
     for d in dss:
@@ -361,8 +452,9 @@ def plot_fig6(datasets: Sequence[xr.Dataset]) -> Figure:
                 f"KPZ exponent beta = {FIG6_BETA.value}"
             )
     value, err = FIG6_BETA.value, FIG6_BETA.error
-    # beta_eff fills the width around the reference: the legend goes below the axes
-    height = PANEL_HEIGHT + 0.13 * (len(dss) + 1)
+    # beta_eff fills the width around the reference: the legend goes below the axes;
+    # each point's entry takes two lines (its fit)
+    height = PANEL_HEIGHT + 0.13 * (2 * len(dss) + 2)
     with matplotlib.rc_context(STYLE):
         fig, axes = new_figure(1, 1, height)
         ax = axes[0, 0]
@@ -371,7 +463,14 @@ def plot_fig6(datasets: Sequence[xr.Dataset]) -> Figure:
             y = np.asarray(ds["beta_eff"].values, dtype=float)
             e = np.asarray(ds["beta_eff_err"].values, dtype=float)
             ok = np.isfinite(y) & (t > 0)
-            ax.errorbar(t[ok], y[ok], yerr=np.nan_to_num(e[ok]), label=label, **style)
+            fit = _main_fit(ds)
+            ax.errorbar(t[ok], y[ok], yerr=np.nan_to_num(e[ok]),
+                        label=f"{label}\n{_fit_label(fit)}", **style)  # fmt: skip
+            if fit is not None and all(np.isfinite(fit)):
+                beta, _, a, omega, t_lo, t_hi = fit
+                tt = np.geomspace(t_lo, t_hi, 200)
+                ax.plot(tt, beta + a * tt**-omega, color=style["color"], linewidth=0.6,
+                        zorder=style["zorder"] + 1)  # fmt: skip
         band = ax.axhspan(
             value - err,
             value + err,
@@ -382,13 +481,16 @@ def plot_fig6(datasets: Sequence[xr.Dataset]) -> Figure:
             zorder=1,
         )
         ax.axhline(value, color=_REF_COLOR, linewidth=0.8, zorder=1)
+        precise = ax.axhline(FIG6_BETA_PRECISE.value, color="k", linestyle="--", linewidth=0.8,
+                             zorder=1, label=rf"$\beta = {FIG6_BETA_PRECISE.text}$ "
+                             "(kelling2017 sec. 2.1)")  # fmt: skip
         ax.set_xscale("log")
         log_tick_labels(ax)
         ax.set_xlabel(time_label(dss))
         ax.set_ylabel(r"$\beta_{eff}$")
         handles, labels = ax.get_legend_handles_labels()  # errorbars come after the band
-        k = handles.index(band)
-        order = [*range(k), *range(k + 1, len(handles)), k]  # the reference last
+        refs = [handles.index(precise), handles.index(band)]
+        order = [*(i for i in range(len(handles)) if i not in refs), *refs]  # references last
         fig.legend(
             [handles[i] for i in order],
             [labels[i] for i in order],
@@ -610,6 +712,12 @@ def fig4(inputs: Sequence[str], s: float | None = None, exponent: Literal["h", "
     waiting time ``s``, panel (b) lambda_h/z (``exponent="h"``) or lambda_s/z (``"s"``)."""
     datasets = load_paper_analyses(inputs)
     return plot_fig4(datasets, s=s, exponent=exponent), provenance(datasets)
+
+
+def fig5b(inputs: Sequence[str]) -> Drawn:
+    """Fig. 5(b) (:func:`plot_fig5b`) from the analysis files ``inputs`` of the points."""
+    datasets = load_paper_analyses(inputs)
+    return plot_fig5b(datasets), provenance(datasets)
 
 
 def fig6(inputs: Sequence[str]) -> Drawn:

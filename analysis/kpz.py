@@ -4,12 +4,16 @@ Analysis (:func:`analyze`) of one aggregated dataset in the ARCHITECTURE.md layo
 ``sample``, ``time``, ``s``; ``W2(sample, time)``, ``mean_h(sample, time)``,
 ``C_h(sample, s, time)``, ``C_s(sample, s, time)``): sample means and their errors, the
 effective growth exponent ``beta_eff`` and the effective autocorrelation exponents
-``lambda_h/z`` and ``lambda_s/z`` (kelling2017, eqs. 5, 6, 8).
+``lambda_h/z`` and ``lambda_s/z`` (kelling2017, eqs. 5, 6, 8), and the asymptotic growth
+exponent fitted to ``beta_eff = beta + a t^-omega`` over windows fixed in advance
+(:data:`BETA_FIT_RULE`; :func:`analysis.estimates.power_correction_fit`): why fitted,
+because beta_eff at the times a run reaches still carries corrections to scaling, and
+the fit extrapolates them away with an error the jackknife gives.
 
 Why the effective exponents are computed from means, not per sample: eq. 8 is applied to
 ``E = W = sqrt(<W2>)`` and ``E = <C>``, the ensemble averages; a single sample's ``C``
 can be negative.  All errors come from one grouped jackknife over samples
-(:mod:`analysis.stats`) applied to the whole chain ``means -> logs -> slopes``
+(:mod:`analysis.stats`) applied to the whole chain ``means -> logs -> slopes -> fit``
 (:mod:`analysis.estimates`), so the correlations between neighbouring times (which share
 samples) are accounted for.
 
@@ -38,8 +42,10 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
 from analysis.estimates import (
+    OMEGA_RANGE,
     analysis_attrs,
     beta_eff_of,
+    power_correction_fit,
     put_local_slope,
     signal_end,
     slope_windows,
@@ -68,6 +74,10 @@ from simcore.io.dataset import unit_attributes
 
 __all__ = [
     "BETA",
+    "BETA_FIT_MIN_POINTS",
+    "BETA_FIT_RULE",
+    "BETA_FIT_T_LOWER",
+    "BETA_FIT_T_LOWERS",
     "Curve",
     "LAMBDA_TARGET_ERR",
     "LambdaWindows",
@@ -173,6 +183,32 @@ LAMBDA_WINDOW_RULE = (
     f"midpoint sqrt(t_lower t_upper) / s"
 )
 
+#: The fit of the asymptotic beta: the main lower end of its window (in the time unit of
+#: t), the other lower ends fitted as a stability check, and the fewest beta_eff values
+#: a window must hold (three parameters and three degrees of freedom).
+BETA_FIT_T_LOWER = 100.0
+BETA_FIT_T_LOWERS = (50.0, BETA_FIT_T_LOWER, 200.0)
+BETA_FIT_MIN_POINTS = 6
+_CHECK_LOWERS = ", ".join(f"{t:g}" for t in BETA_FIT_T_LOWERS if t != BETA_FIT_T_LOWER)
+
+BETA_FIT_RULE = (
+    f"beta fit: beta_eff(t_eff) = beta + a t_eff^-omega, the leading correction to "
+    f"scaling (with an intrinsic width, W^2 = A t^(2 beta) + w_i^2, one expects omega ~ "
+    f"2 beta ~ 0.48; omega is left free and reported as a check), by weighted least "
+    f"squares with diagonal weights 1/beta_eff_err^2, omega profiled over "
+    f"[{OMEGA_RANGE[0]:g}, {OMEGA_RANGE[1]:g}] (grid, then golden section; "
+    f"analysis.estimates.power_correction_fit), a in the time unit of t to the power "
+    f"omega.  Window fixed a priori, never tuned to the result: all beta_eff with t_eff "
+    f">= t_lower (main {BETA_FIT_T_LOWER:g}; {_CHECK_LOWERS} as a stability check), up "
+    f"to the last one whose later time t_upper is at most "
+    f"{SATURATION_ONSET:g} L^z (z = 2/(1 + reference beta); the finite-size regime "
+    f"starts there) or the last time; only d = 1, 2, at least {BETA_FIT_MIN_POINTS} "
+    f"values, all finite with finite errors, else NaN with the reason in the comment.  "
+    f"Errors: the grouped jackknife of the whole chain samples -> means -> beta_eff -> "
+    f"fit, each replica fitted with the same weights (the correlations between the "
+    f"beta_eff are in the jackknife, not in the weights, so chi2/dof is a rough guide)"
+)
+
 ANALYSIS_METHOD = (
     "Sample means over the 'sample' dim; errors are grouped (blocked) jackknife "
     "standard errors over samples (contiguous groups, n_groups = jackknife_groups, "
@@ -180,7 +216,8 @@ ANALYSIS_METHOD = (
     "beta_eff: kelling2017 eq. 8 with E = W = sqrt(mean W2) between successive sampling "
     "times t_j < t_i, t = 0 skipped, at their arithmetic midpoint (kelling2017 eq. 8 prints "
     "(t_i - t_j)/2, a misprint for the midpoint). lambda_h_over_z_eff, lambda_s_over_z_eff "
-    "(kelling2017 eqs. 5, 6, 8): " + LAMBDA_WINDOW_RULE + "."
+    "(kelling2017 eqs. 5, 6, 8): " + LAMBDA_WINDOW_RULE + ". beta_asymptotic, "
+    "beta_correction_exponent, beta_correction_amplitude: " + BETA_FIT_RULE + "."
 )
 
 
@@ -299,6 +336,147 @@ def _lambdas(windows: dict[str, LambdaWindows], times: np.ndarray) -> Callable[[
     return func
 
 
+class BetaFitWindow(NamedTuple):
+    """One window of the beta fit: its lower end ``t_lower`` (the rule's), the indices
+    into ``t_eff`` of its beta_eff values, and why it cannot be fitted ('' if it can)."""
+
+    t_lower: float
+    index: np.ndarray
+    reason: str
+
+
+def _beta_fit_windows(
+    ds: xr.Dataset, t_eff: np.ndarray, t_upper: np.ndarray, beta: np.ndarray, err: np.ndarray
+) -> list[BetaFitWindow]:
+    """The windows of :data:`BETA_FIT_RULE` for each of :data:`BETA_FIT_T_LOWERS`, from the
+    beta_eff values ``beta`` (errors ``err``) at ``t_eff``, each from the pair of times
+    ending at ``t_upper``."""
+    none = np.zeros(0, dtype=np.int64)
+    dim = _dim_of(ds)
+    if dim not in REFERENCE_BETA:
+        why = "substrate dimension unknown" if dim is None else f"d = {dim}"
+        return [BetaFitWindow(t, none, f"{why}: fitted only for d = 1, 2")
+                for t in BETA_FIT_T_LOWERS]  # fmt: skip
+    onset = saturation_onset(ds)
+    end = np.inf if onset is None else onset
+    out = []
+    for t_lo in BETA_FIT_T_LOWERS:
+        idx = np.flatnonzero((t_eff >= t_lo) & (t_upper <= end))
+        reason = ""
+        if idx.size < BETA_FIT_MIN_POINTS:
+            before = "" if onset is None else f" before the finite-size regime (t > {end:g})"
+            reason = (f"{idx.size} beta_eff value(s) with t_eff >= {t_lo:g}{before}, fewer "
+                      f"than {BETA_FIT_MIN_POINTS}")  # fmt: skip
+        elif not np.all(np.isfinite(beta[idx])):
+            reason = f"beta_eff not finite in the window t_eff >= {t_lo:g}"
+        elif not np.all(np.isfinite(err[idx]) & (err[idx] > 0)):
+            reason = (f"jackknife errors of beta_eff not finite and positive in the window "
+                      f"t_eff >= {t_lo:g} (too few samples or groups)")  # fmt: skip
+        out.append(BetaFitWindow(t_lo, idx, reason))
+    return out
+
+
+#: The fitted parameters, as :class:`analysis.estimates.PowerCorrectionFit` names them,
+#: and the variables that store them.
+_FIT_PARAMETERS = {
+    "beta": "beta_asymptotic",
+    "omega": "beta_correction_exponent",
+    "a": "beta_correction_amplitude",
+}
+
+
+def _beta_fit(
+    windows: Sequence[BetaFitWindow], times: np.ndarray, err: np.ndarray
+) -> Callable[[xr.Dataset], xr.Dataset]:
+    """The jackknife's ``func`` of the beta fit: beta_eff of the mean W2 (any replica
+    dimension passes through), fitted over each window with the fixed weights
+    ``1/err^2`` of the full sample; NaN for a window that cannot be fitted.  Also the
+    chi2."""
+    lo, hi = successive_pairs(times)
+    t_eff = 0.5 * (times[lo] + times[hi])
+
+    def func(m: xr.Dataset) -> xr.Dataset:
+        b = beta_eff_of(m["W2"], times).transpose(..., "t_eff")
+        rows = b.values
+        shape = rows.shape[:-1]
+        cols: dict[str, list[np.ndarray]] = {k: [] for k in (*_FIT_PARAMETERS, "chi2")}
+        for w in windows:
+            if not w.reason:
+                fit = power_correction_fit(t_eff[w.index], rows[..., w.index], err[w.index])
+                for k in cols:
+                    cols[k].append(getattr(fit, k))
+            else:
+                for k in cols:
+                    cols[k].append(np.full(shape, np.nan))
+        dims = (*b.dims[:-1], "beta_fit")
+        return xr.Dataset({k: (dims, np.stack(v, axis=-1)) for k, v in cols.items()})
+
+    return func
+
+
+def _put_beta_fit(
+    out: xr.Dataset,
+    ds: xr.Dataset,
+    data: xr.Dataset,
+    times: np.ndarray,
+    groups: int,
+    t_units: dict[str, str],
+) -> xr.Dataset:
+    """``out`` with the fit of the asymptotic beta (:data:`BETA_FIT_RULE`) over the dim
+    ``beta_fit``, one entry per lower end of :data:`BETA_FIT_T_LOWERS`: the estimates and
+    jackknife errors of beta, omega and a, chi2/dof, the number of values and the window,
+    each NaN where its window cannot be fitted, the reason in the comment."""
+    t_eff = out["t_eff"].values
+    beta, err = out["beta_eff"].values, out["beta_eff_err"].values
+    windows = _beta_fit_windows(ds, t_eff, out["t_upper"].values, beta, err)
+    weights = np.where(np.isfinite(err) & (err > 0), err, 1.0)  # outside the windows: unused
+    est, jk_err = jackknife(data[["W2"]], _beta_fit(windows, times, weights), dim="sample",
+                            n_groups=groups, vectorized=True)  # fmt: skip
+    n_points = np.array([w.index.size for w in windows], dtype=np.int64)
+    last = [float(t_eff[w.index[-1]]) if w.index.size else np.nan for w in windows]
+    notes = [f"t_lower={w.t_lower:g}: {w.reason}" for w in windows if w.reason]
+    omega = est["omega"].values
+    for w, om in zip(windows, omega, strict=True):
+        if not w.reason and np.isfinite(om) and (om <= OMEGA_RANGE[0] * (1 + 1e-9)
+                                                 or om >= OMEGA_RANGE[1] * (1 - 1e-9)):  # fmt: skip
+            notes.append(f"t_lower={w.t_lower:g}: omega at an end of its search range "
+                         f"{list(OMEGA_RANGE)}, the fit is not a minimum inside it")  # fmt: skip
+    comment = "; ".join([*notes, BETA_FIT_RULE])
+
+    out = out.assign_coords(
+        beta_fit_t_lower=("beta_fit", np.asarray(BETA_FIT_T_LOWERS, dtype=float),
+                          {"long_name": "lower end of the beta fit window (t_eff >= it)",
+                           **t_units}),
+        beta_fit_t_upper=("beta_fit", np.asarray(last, dtype=float),
+                          {"long_name": "t_eff of the last beta_eff in the beta fit window",
+                           **t_units}),
+    )  # fmt: skip
+    words = {
+        "beta": "asymptotic growth exponent beta of the fit beta_eff = beta + a t^-omega",
+        "omega": "correction-to-scaling exponent omega of the fit beta_eff = beta + a t^-omega",
+        "a": "correction amplitude a of the fit beta_eff = beta + a t^-omega (t in the time "
+        "unit of t)",
+    }
+    for key, name in _FIT_PARAMETERS.items():
+        out[name] = est[key].variable
+        out[name].attrs = {"long_name": words[key], "units": "1", "comment": comment}
+        out[f"{name}_err"] = jk_err[key].variable
+        out[f"{name}_err"].attrs = {"long_name": f"jackknife standard error of {name}",
+                                    "units": "1", "comment": comment}  # fmt: skip
+    dof = np.where(n_points > 3, n_points - 3, 1)
+    out["beta_fit_chi2_per_dof"] = ("beta_fit", est["chi2"].values / dof)
+    out["beta_fit_chi2_per_dof"].attrs = {
+        "long_name": "chi2 per degree of freedom of the beta fit (diagonal weights; "
+        "neighbouring beta_eff are correlated, so a rough guide only)",
+        "units": "1",
+        "comment": comment,
+    }
+    out["beta_fit_n_points"] = ("beta_fit", n_points)
+    out["beta_fit_n_points"].attrs = {"long_name": "number of beta_eff values in the beta "
+                                      "fit window", "units": "1"}  # fmt: skip
+    return out
+
+
 def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
     """Means, jackknife errors and effective exponents of one aggregated dataset.
 
@@ -319,8 +497,13 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
         value per window of times chosen from the errors, each window with coordinates
         ``lambda_<k>_s`` (its waiting time), ``lambda_<k>_t_lower``, ``lambda_<k>_t_upper``
         and ``lambda_<k>_t_over_s`` (the geometric midpoint of the window in t/s, where the
-        estimate is drawn).  Global attributes of ``ds`` are copied and
-        ``analysis_method``, ``lambda_window_rule``, ``reference_beta`` (d=1, 2),
+        estimate is drawn); ``beta_asymptotic``, ``beta_correction_exponent`` (omega),
+        ``beta_correction_amplitude`` (a), each with ``_err``, ``beta_fit_chi2_per_dof``
+        and ``beta_fit_n_points`` over ``beta_fit`` (the fit of :data:`BETA_FIT_RULE`, one
+        entry per lower end ``beta_fit_t_lower`` of :data:`BETA_FIT_T_LOWERS`, with
+        ``beta_fit_t_upper``; NaN with the reason in ``comment`` where a window cannot be
+        fitted).  Global attributes of ``ds`` are copied and ``analysis_method``,
+        ``lambda_window_rule``, ``beta_fit_rule``, ``reference_beta`` (d=1, 2),
         ``jackknife_groups`` are added.
 
     Raises
@@ -398,9 +581,15 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
         put(f"{name}_err", lam_err[name], f"jackknife standard error of {name}",
             {"units": "1"})  # fmt: skip
         out[name].attrs["comment"] = LAMBDA_WINDOW_RULE
+    out = _put_beta_fit(out, ds, data, times, groups, t_units)
 
     attrs = analysis_attrs(
-        ds, "effective exponents", ANALYSIS_METHOD, groups, lambda_window_rule=LAMBDA_WINDOW_RULE
+        ds,
+        "effective exponents",
+        ANALYSIS_METHOD,
+        groups,
+        lambda_window_rule=LAMBDA_WINDOW_RULE,
+        beta_fit_rule=BETA_FIT_RULE,
     )
     ref = REFERENCE_BETA.get(_dim_of(ds))
     if ref is not None:

@@ -56,6 +56,7 @@ __all__ = [
     "stack_height",
     "time_label",
     "unit_text",
+    "value_error_text",
 ]
 
 #: What a paper figure's draw function returns: the figure and its provenance strings.
@@ -133,6 +134,29 @@ def fmt_number(x: Any) -> str:
         return f"{float(x):g}"
     except (TypeError, ValueError):
         return str(x)
+
+
+def value_error_text(value: float, err: float) -> str:
+    """``value(err)`` as papers write a result with its error (``0.2415(15)``): the error
+    to one significant digit, two where that digit would be 1 (rounding 0.0015 to 0.002
+    would overstate it by a third), the value to the same decimal; ``value +- err`` where
+    the error reaches the units digit, ``value +- nan`` where it is not finite, ``nan``
+    for a value that is not."""
+    value, err = float(value), float(err)
+    if not math.isfinite(value):
+        return "nan"
+    if not math.isfinite(err) or err < 0:
+        return f"{value:.4g} +- nan"
+    if err == 0:
+        return f"{value:g}(0)"
+    decimals = -math.floor(math.log10(err))
+    digits = 2 if math.floor(err * 10.0**decimals) == 1 else 1  # a leading 1: two digits
+    decimals += digits - 1
+    if round(err * 10.0**decimals) >= 10**digits:  # rounding carried (0.00096 -> 0.001)
+        decimals -= 1
+    if decimals <= 0:
+        return f"{value:.0f} +- {err:.0f}"
+    return f"{value:.{decimals}f}({round(err * 10.0**decimals)})"
 
 
 def n_samples_of(ds: xr.Dataset) -> Any:

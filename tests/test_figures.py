@@ -271,3 +271,21 @@ def test_every_campaign_figure_draws_its_means_with_errors(model: str, tmp_path:
         assert not _means_without_errors(fig), (name, _means_without_errors(fig))
         labels = [t for ax in fig.axes for t in (ax.get_xlabel(), ax.get_ylabel())]
         assert not any("[1]" in t for t in labels), (name, labels)
+
+
+def test_every_paper_figure_of_analyses_draws_its_means_with_errors(
+    analysis_files: list[Path],
+) -> None:
+    """The kpz paper figures drawn from analysis files (every entry of the registry's table
+    without benchmark kernels: kelling2017 Figs. 3b, 4/5, 5b, 6) from the d=2 analysis:
+    every mean drawn with markers is the data of an error-bar series of its axes."""
+    from analysis.dispatch import import_function
+
+    drawn = []
+    for name, (spec, figure) in registry.paper_figures().items():
+        if spec.name != "kpz" or figure.bench:
+            continue
+        fig, _prov = import_function(figure.draw, name)([str(analysis_files[1])])
+        assert not _means_without_errors(fig), (name, _means_without_errors(fig))
+        drawn.append(name)
+    assert {"fig3b", "fig4", "fig5b", "fig6"} <= set(drawn)

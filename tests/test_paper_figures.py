@@ -20,11 +20,12 @@ from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from PIL import Image
-from test_figures import small_dataset
+from test_figures import _means_without_errors, small_dataset
+from test_kpz_analysis_betafit import growth_dataset
 
 from analysis import kelling2017, papers
-from analysis.kpz import analyze
-from analysis.plotting import COLUMN_WIDTH
+from analysis.kpz import BETA_FIT_T_LOWER, analyze
+from analysis.plotting import COLUMN_WIDTH, value_error_text
 from simcore.io.dataset import write_dataset
 
 #: (file stem, scheme, tc, t_async, seed) of the synthetic points, 2D.
@@ -66,6 +67,10 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     # a point without the largest waiting time (s = 40): the common largest s is then 10
     short = point_dataset("DTr", [0, 0], 0.5, 5).isel(s=[0, 1])
     out["dtr_short"] = write_dataset(analyze(short), d / "dtr_short.nc")
+    # two points at the paper's time scales (t to 10^4, s = 100, 1000): fitted beta
+    for stem, scheme, b, seed in (("long_dtrdb", "DTrDB", 1.0, 3), ("long_dtrdt", "DTrDT", 2.0, 8)):
+        long = growth_dataset(scheme=scheme, b=b, seed=seed)
+        out[stem] = write_dataset(analyze(long), d / f"{stem}.nc")
     return out
 
 
@@ -143,32 +148,105 @@ def test_fig4_two_panels_labelled_by_tc(files: dict[str, Path]) -> None:
     assert len(kelling2017.plot_fig4(bare).axes) == 1
 
 
+def _half_heights(container) -> np.ndarray:
+    """Half the length of each error bar of an errorbar series (its drawn error)."""
+    (segments,) = container.lines[2]
+    return np.array([abs(s[1, 1] - s[0, 1]) / 2 for s in segments.get_segments()])
+
+
+def test_fig5b_every_waiting_time_with_error_bars(files: dict[str, Path]) -> None:
+    """One error-bar series per point and waiting time (3 + 3 here), a colour per point
+    and a marker per s shared by the points; the bars are the file's jackknife errors of
+    lambda_h/z at its window midpoints; no mean drawn without its error; legend below."""
+    datasets = load(files, "dtrdt11", "dtrdb22")
+    fig = kelling2017.plot_fig5b(datasets)
+    (ax,) = fig.axes
+    assert not _means_without_errors(fig)
+    assert len(ax.containers) == 6 and all(c.has_yerr for c in ax.containers)
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert labels[0].startswith("DTrDT, TC=1,1") and labels[0].endswith("; s = 5")
+    assert labels[5].startswith("DTrDB, TC=2,2") and labels[5].endswith("; s = 40")
+    lines = [c.lines[0] for c in ax.containers]
+    assert len({to_rgba(line.get_color()) for line in lines[:3]}) == 1
+    assert to_rgba(lines[0].get_color()) != to_rgba(lines[3].get_color())
+    markers = [line.get_marker() for line in lines]
+    assert markers[:3] == markers[3:] and len(set(markers[:3])) == 3
+    ds = datasets[1]
+    at = ds["lambda_h_s"].values == 40
+    np.testing.assert_allclose(lines[5].get_xdata(), ds["lambda_h_t_over_s"].values[at])
+    np.testing.assert_allclose(lines[5].get_ydata(), ds["lambda_h_over_z_eff"].values[at])
+    assert _half_heights(ax.containers[5]) == pytest.approx(
+        ds["lambda_h_over_z_eff_err"].values[at]
+    )
+    assert ax.get_xscale() == "log" and ax.get_xlabel() == "t/s (window midpoint)"
+
+    # the paper's waiting times: s = 100 and 1000 of each point
+    fig = kelling2017.plot_fig5b(load(files, "long_dtrdb", "long_dtrdt"))
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert [lab.split("; ")[1] for lab in labels] == ["s = 100", "s = 1000"] * 2
+    assert not _means_without_errors(fig)
+
+
 def test_fig6_reference_band_and_error_bars(files: dict[str, Path]) -> None:
     datasets = load(files, "dtrdt11", "dtrdb22", "seq")
     fig = kelling2017.plot_fig6(datasets)
     (ax,) = fig.axes
     assert len(ax.containers) == 3
+    assert not _means_without_errors(fig)
     labels = [t.get_text() for t in fig.legends[0].get_texts()]  # legend below the axes
     assert labels[0].startswith("sequential")
+    # t up to 200 only: too few beta_eff for a fit, and the legend says so
+    assert all(lab.endswith(r"no fit for $t \geq 100$") for lab in labels[:3])
     ref = [lab for lab in labels if "0.2415" in lab]
     assert ref == [r"$\beta = 0.2415(15)$ (kelling2017)"] and labels[-1] == ref[0]
+    assert labels[-2] == r"$\beta = 0.2414(2)$ (kelling2017 sec. 2.1)"
     (span,) = ax.patches  # the band: y from value - error to value + error, in data units
     assert isinstance(span, Rectangle)
     assert span.get_y() == pytest.approx(0.2400)
     assert span.get_y() + span.get_height() == pytest.approx(0.2430)
     assert any(np.allclose(line.get_ydata(), 0.2415) for line in ax.get_lines())
+    (dashed,) = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
+    assert np.allclose(dashed.get_ydata(), 0.2414) and to_rgba(dashed.get_color()) != to_rgba(
+        kelling2017._REF_COLOR
+    )
     # error bars are the jackknife errors of the file
     seq = datasets[2]
     ok = np.isfinite(seq["beta_eff"].values)
     bar = ax.containers[0]  # the sequential curve is drawn first
-    (segments,) = bar.lines[2]
-    half = np.array([abs(s[1, 1] - s[0, 1]) / 2 for s in segments.get_segments()])
-    assert half == pytest.approx(seq["beta_eff_err"].values[ok])
+    assert _half_heights(bar) == pytest.approx(seq["beta_eff_err"].values[ok])
 
     d1 = datasets[0].copy()
     d1.attrs["dim"] = 1
     with pytest.raises(ValueError, match="dim=1"):
         kelling2017.plot_fig6([d1])
+
+
+def test_fig6_draws_each_fit_over_its_window(files: dict[str, Path]) -> None:
+    """Points to t = 10^4: each point's fit of the main window (t_eff >= 100) is a thin
+    line of its colour from 100 to the window's last t_eff, beta + a t^-omega, and its
+    legend entry quotes beta(error); every beta_eff keeps its error bar."""
+    datasets = load(files, "long_dtrdb", "long_dtrdt")
+    fig = kelling2017.plot_fig6(datasets)
+    (ax,) = fig.axes
+    assert not _means_without_errors(fig)
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    for ds, container, label in zip(datasets, ax.containers, labels[:2], strict=True):
+        k = int(np.flatnonzero(ds["beta_fit_t_lower"].values == BETA_FIT_T_LOWER)[0])
+        beta, err, a, omega, t_hi = (float(ds[v].values[k]) for v in (
+            "beta_asymptotic", "beta_asymptotic_err", "beta_correction_amplitude",
+            "beta_correction_exponent", "beta_fit_t_upper"))  # fmt: skip
+        text = value_error_text(beta, err)
+        assert label.endswith(rf"$\beta = {text}$ (fit, $t \geq 100$)"), label
+        assert label.split("\n")[0].startswith(kelling2017.scheme_label(ds))
+        color = to_rgba(container.lines[0].get_color())
+        (fit,) = [line for line in ax.get_lines()
+                  if to_rgba(line.get_color()) == color and line.get_marker() in ("None", "")
+                  and line.get_linewidth() < 1]  # fmt: skip
+        x, y = np.asarray(fit.get_xdata()), np.asarray(fit.get_ydata())
+        assert x[0] == pytest.approx(BETA_FIT_T_LOWER) and x[-1] == pytest.approx(t_hi)
+        np.testing.assert_allclose(y, beta + a * x**-omega)
+        ok = np.isfinite(ds["beta_eff"].values)
+        assert _half_heights(container) == pytest.approx(ds["beta_eff_err"].values[ok])
 
 
 def write_bench(path: Path, rows: list[dict[str, object]]) -> Path:
@@ -253,7 +331,7 @@ def test_bench_table_errors_name_file(tmp_path: Path) -> None:
         kelling2017.load_bench_table(write_bench(tmp_path / "empty.csv", []))
 
 
-@pytest.mark.parametrize("kind", ["fig3b", "fig4", "fig6", "performance"])
+@pytest.mark.parametrize("kind", ["fig3b", "fig4", "fig5b", "fig6", "performance"])
 def test_cli_writes_png_and_pdf(kind: str, files: dict[str, Path], tmp_path: Path) -> None:
     if kind == "performance":
         inputs = [str(write_bench(tmp_path / "bench.csv", bench_rows()))]

@@ -69,6 +69,8 @@ class KPZSpec(ModelSpec):
                     "t/s per scheme", "analysis.kelling2017:fig3b"),
         PaperFigure("fig4", "kelling2017", "Figs. 4/5: height autocorrelation C_h(t, s) and "
                     "lambda/z per scheme and thread cell", "analysis.kelling2017:fig4"),
+        PaperFigure("fig5b", "kelling2017", "Fig. 5(b): local slopes lambda_h/z of C_h(t, s) "
+                    "for every waiting time", "analysis.kelling2017:fig5b"),
         PaperFigure("fig6", "kelling2017", "Fig. 6: effective growth exponent beta_eff(t) "
                     "with the asymptotic beta", "analysis.kelling2017:fig6"),
         PaperFigure("performance", "kelling2017", "Fig. 7 (kelling2012 Figs. 4/5): update "

@@ -1,0 +1,139 @@
+"""The table of the fitted asymptotic growth exponents, for the README.
+
+``python -m analysis.betafit ANALYSIS.nc [ANALYSIS.nc ...]``
+
+prints a Markdown table with one row per point and fit window of the kpz analyses
+given (:func:`analysis.kpz.analyze` stores the fit of beta_eff = beta + a t^-omega over
+the windows of :data:`analysis.kpz.BETA_FIT_RULE`): the point (scheme, TC, L, samples),
+the window, beta and omega with their jackknife errors, chi2/dof, and how far beta lies
+from kelling2017's asymptotic 0.2415(15) and from 0.2414(2) (:data:`analysis.kpz.BETA`)
+in combined standard deviations: it agrees where the difference is at most
+:data:`AGREE_SIGMAS`.  Why a table: the figure shows the curves, the README quotes numbers
+a reader can check against the paper's.
+
+Exit status: 0 printed; 2 bad input (a file that cannot be read or is not a kpz analysis
+with the beta fit), one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+from collections.abc import Sequence
+
+import xarray as xr
+
+from analysis.dispatch import fail
+from analysis.kelling2017 import scheme_label
+from analysis.kpz import BETA, LiteratureValue
+from analysis.plotting import load_datasets, n_samples_of, require_variables, value_error_text
+from simcore.interrupt import run_main
+
+__all__ = ["AGREE_SIGMAS", "FIT_VARIABLES", "REFERENCES", "beta_table", "compare", "main"]
+
+#: A fitted beta agrees with a reference where they differ by at most this many combined
+#: standard deviations.
+AGREE_SIGMAS = 2.0
+
+#: The references of the table's last columns (2+1-dimensional values).
+REFERENCES: tuple[LiteratureValue, ...] = (BETA["2d_kelling2011"], BETA["2d"])
+
+#: The variables of an analysis file that the table reads.
+FIT_VARIABLES = (
+    "beta_asymptotic",
+    "beta_asymptotic_err",
+    "beta_correction_exponent",
+    "beta_correction_exponent_err",
+    "beta_fit_chi2_per_dof",
+    "beta_fit_n_points",
+    "beta_fit_t_lower",
+    "beta_fit_t_upper",
+)
+
+
+def compare(value: float, err: float, ref: LiteratureValue) -> str:
+    """The difference of ``value`` (error ``err``) from ``ref`` in combined standard
+    deviations, signed, and whether it agrees (at most :data:`AGREE_SIGMAS`); ``-`` where
+    the value or its error is not finite."""
+    sigma = math.hypot(err, ref.error)
+    if not (math.isfinite(value) and math.isfinite(sigma) and sigma > 0):
+        return "-"
+    z = (value - ref.value) / sigma
+    return f"{z:+.1f} sigma, {'agrees' if abs(z) <= AGREE_SIGMAS else 'differs'}"
+
+
+def _point(ds: xr.Dataset) -> str:
+    return f"{scheme_label(ds)}, L={ds.attrs.get('L', '?')}, n={n_samples_of(ds)}"
+
+
+def _why_not(ds: xr.Dataset, t_lower: float) -> str:
+    """The reason the analysis recorded for the window starting at ``t_lower``."""
+    comment = str(ds["beta_asymptotic"].attrs.get("comment", ""))
+    key = f"t_lower={t_lower:g}: "
+    for part in comment.split("; "):
+        if part.startswith(key):
+            return part[len(key) :]
+    return "not fitted"
+
+
+def _rows(ds: xr.Dataset) -> list[list[str]]:
+    """One row per fit window of one analysis."""
+    dim = str(ds.attrs.get("dim", "?"))
+    rows = []
+    for k in range(ds.sizes["beta_fit"]):
+        v = {name: float(ds[name].values[k]) for name in FIT_VARIABLES}
+        window = f"[{v['beta_fit_t_lower']:g}, {v['beta_fit_t_upper']:g}]"
+        beta, err = v["beta_asymptotic"], v["beta_asymptotic_err"]
+        if not math.isfinite(beta):
+            why = _why_not(ds, v["beta_fit_t_lower"]).replace("|", "/")
+            rows.append([_point(ds), window, f"{v['beta_fit_n_points']:g}", f"no fit: {why}",
+                         "-", "-", *("-" for _ in REFERENCES)])  # fmt: skip
+            continue
+        omega = value_error_text(v["beta_correction_exponent"], v["beta_correction_exponent_err"])
+        refs = [compare(beta, err, r) if dim == "2" else f"- (d={dim})" for r in REFERENCES]
+        rows.append([_point(ds), window, f"{v['beta_fit_n_points']:g}",
+                     value_error_text(beta, err), omega,
+                     f"{v['beta_fit_chi2_per_dof']:.2f}", *refs])  # fmt: skip
+    return rows
+
+
+def beta_table(paths: Sequence[str | os.PathLike[str]]) -> str:
+    """The Markdown table of the beta fits of the kpz analysis files ``paths``: one row per
+    point and fit window, in the order given.  ``ValueError`` naming the file for one that
+    cannot be read or holds no beta fit."""
+    if not paths:
+        raise ValueError("no analysis files given")
+    datasets = load_datasets(paths)
+    require_variables(datasets, FIT_VARIABLES, "a kpz analysis with the beta fit")
+    head = ["point", "window t_eff", "values", "beta (fit)", "omega", "chi2/dof",
+            *(f"vs {r.text}" for r in REFERENCES)]  # fmt: skip
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for ds in datasets:
+        lines += ["| " + " | ".join(row) + " |" for row in _rows(ds)]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """CLI entry point; returns the exit status (0 ok, 2 bad input)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m analysis.betafit",
+        description=(
+            "Print a Markdown table of the asymptotic growth exponent fitted to beta_eff "
+            "(beta + a t^-omega) of kpz analyses: one row per point and fit window, with "
+            "the difference to kelling2017's 0.2415(15) and to 0.2414(2) in standard "
+            f"deviations (agrees: at most {AGREE_SIGMAS:g})."
+        ),
+    )
+    parser.add_argument("inputs", nargs="+", metavar="ANALYSIS", help="kpz analysis .nc files")
+    args = parser.parse_args(argv)
+    try:
+        table = beta_table(args.inputs)
+    except (OSError, ValueError, KeyError) as exc:
+        return fail(parser.prog, exc)
+    print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    run_main(main, "python -m analysis.betafit")
