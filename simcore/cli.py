@@ -9,6 +9,7 @@ import sys
 
 from simcore.checks import ConfigError
 from simcore.interrupt import EXIT_INTERRUPTED, exit_interrupted, interrupted
+from simcore.walltime import STOP_AT_ENV, stop_at_from_env
 
 EXAMPLE_CONFIG = """example run config (YAML; `simcore models NAME` lists a model's keys):
   model: kpz          # octahedron model (dim 2) / single-step model (dim 1)
@@ -42,7 +43,8 @@ def _parser(with_kernels: bool) -> argparse.ArgumentParser:
         "A checkpoint OUT.ckpt is written during long runs; rerunning the same "
         "command resumes from it bit-identically. Ctrl-C stops after the current step "
         "with a checkpoint (a second Ctrl-C stops at once). Exit status: 0 done, 2 bad "
-        "input, 3 stopped by --max-wall with a checkpoint, 130 interrupted.",
+        "input, 3 stopped by --max-wall or --stop-at with a checkpoint (run the same "
+        "command to resume), 130 interrupted.",
         epilog=EXAMPLE_CONFIG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -53,7 +55,17 @@ def _parser(with_kernels: bool) -> argparse.ArgumentParser:
         type=float,
         default=None,
         metavar="SECONDS",
-        help="checkpoint and stop (exit 3) after this much wall time",
+        help="checkpoint and stop (exit 3) after this much wall time (checked after each "
+        "step: at least one step is made)",
+    )
+    run.add_argument(
+        "--stop-at",
+        type=float,
+        default=None,
+        metavar="UNIX_TIME",
+        help="checkpoint and stop (exit 3) after the first step that ends at or after this "
+        "time, in seconds since the epoch (the end of a batch allocation); default "
+        f"${STOP_AT_ENV}, which a campaign with max_wall sets for its jobs",
     )
     run.add_argument("--quiet", action="store_true", help="no progress output")
 
@@ -166,7 +178,13 @@ def _main(argv: list[str]) -> int:
             from simcore.runner import run_job
 
             cfg = load_run_config(args.config)
-            return run_job(cfg, args.out, max_wall=args.max_wall, progress=not args.quiet)
+            return run_job(
+                cfg,
+                args.out,
+                max_wall=args.max_wall,
+                stop_at=args.stop_at if args.stop_at is not None else stop_at_from_env(),
+                progress=not args.quiet,
+            )
         if args.command == "status":
             from pathlib import Path
 

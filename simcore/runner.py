@@ -11,7 +11,7 @@ from simcore.config import ConfigError, config_hash
 from simcore.io.atomic import check_writable
 from simcore.io.checkpoint import checkpoint_path, load_checkpoint, save_checkpoint
 from simcore.io.dataset import run_attributes, write_dataset
-from simcore.io.provenance import provenance
+from simcore.io.provenance import now_iso, provenance, simcore_version
 from simcore.models import make_simulation, registry
 from simcore.progress import Progress
 
@@ -23,13 +23,24 @@ EXIT_INTERRUPTED = interrupt.EXIT_INTERRUPTED
 
 
 def run_job(
-    cfg: dict, out: str | Path, *, max_wall: float | None = None, progress: bool = True
+    cfg: dict,
+    out: str | Path,
+    *,
+    max_wall: float | None = None,
+    stop_at: float | None = None,
+    progress: bool = True,
 ) -> int:
     """Run the job ``cfg`` (validated) to ``out``; returns an exit status.
 
     ``EXIT_OK``: ``out`` written and the checkpoint removed.
-    ``EXIT_CHECKPOINTED``: ``max_wall`` seconds passed; the state is in the
+    ``EXIT_CHECKPOINTED``: the wall limit was reached: ``max_wall`` seconds after the
+    start, or the time ``stop_at`` (seconds since the epoch: the end of a batch
+    allocation, which a campaign sets for all its jobs), whichever comes first.  It is
+    checked after every step, so each call makes at least one step; the state is in the
     checkpoint beside ``out`` and the same call resumes it bit-identically.
+    Every call is one segment of the run: the checkpoint carries the segments so far and
+    the run file lists them in its CF ``history`` attribute (``run_segments`` counts
+    them), so a run's file shows when it started from scratch and where it resumed.
     ``EXIT_INTERRUPTED``: Ctrl-C.  The step under way is finished, so the state is
     consistent, and a checkpoint is written whenever a step was done since the start
     (however recently the last periodic one was: no finished step is lost); the same
@@ -39,7 +50,16 @@ def run_job(
     is being written lets the write complete (``EXIT_OK``).
     """
     with interrupt.StopRequest() as stop:
-        return _run(cfg, Path(out), max_wall, progress, stop)
+        return _run(cfg, Path(out), _wall_limit(max_wall, stop_at), progress, stop)
+
+
+def _wall_limit(max_wall: float | None, stop_at: float | None) -> float | None:
+    """Seconds from now until the run must stop (None: no limit): the earlier of
+    ``max_wall`` and the epoch time ``stop_at``."""
+    limits = [float(max_wall)] if max_wall is not None else []
+    if stop_at is not None:
+        limits.append(float(stop_at) - time.time())
+    return min(limits) if limits else None
 
 
 def _run(
@@ -55,10 +75,12 @@ def _run(
     chash = config_hash(cfg)
     bar = Progress(f"simcore {cfg.get('point') or out.name}", enabled=progress)
     wall_before = 0.0
+    history: list[str] = []
     if ckpt.exists():
         try:
             saved = load_checkpoint(ckpt)
             saved_hash, saved_wall = saved.pop("config_hash"), saved.pop("wall_seconds")
+            history = [str(line) for line in saved.pop("history", [])]
         except Exception as exc:  # noqa: BLE001 - truncated, not npz, not ours: all alike
             raise ConfigError(
                 "--out",
@@ -74,23 +96,29 @@ def _run(
             )
         wall_before = float(saved_wall)
         state = sim.from_host({k: (int(v) if v.ndim == 0 else v) for k, v in saved.items()})
+        began = f"resumed from the checkpoint at {sim.describe(state)}"
         bar.message(f"resuming from checkpoint ({sim.describe(state)})")
     else:
         state = sim.initial_state()
+        began = "started from scratch"
+    segment = _Segment(len(history) + 1, began)
     start = time.monotonic()
     last_ckpt = start
     interval = float(cfg["checkpoint_interval"])
     steps = 0
 
-    def save() -> None:
+    def save(why: str) -> None:
         wall = wall_before + time.monotonic() - start
         host = sim.to_host(state)
-        save_checkpoint(ckpt, {**host, "config_hash": chash, "wall_seconds": wall})
+        lines = [*history, segment.line(f"{why} at {sim.describe(state)}")]
+        save_checkpoint(
+            ckpt, {**host, "config_hash": chash, "wall_seconds": wall, "history": lines}
+        )
 
     def interrupted() -> int:
         bar.close()
         if steps:
-            save()
+            save("interrupted (Ctrl-C), checkpoint written")
             kept = f"checkpoint {ckpt.name} written"
         elif ckpt.exists():
             kept = f"checkpoint {ckpt.name} kept"
@@ -110,7 +138,7 @@ def _run(
         if sim.done(state):
             break
         if max_wall is not None and now - start >= max_wall:
-            save()
+            save("stopped at the wall limit, checkpoint written")
             bar.close()
             bar.message(
                 f"stopped after {now - start:.1f} s; checkpoint {ckpt.name} written, "
@@ -118,7 +146,7 @@ def _run(
             )
             return EXIT_CHECKPOINTED
         if now - last_ckpt >= interval:
-            save()
+            save("periodic checkpoint written")
             last_ckpt = now
     if stop.requested:  # during the last step: keep its state, write no run file
         return interrupted()
@@ -126,7 +154,27 @@ def _run(
     wall = wall_before + time.monotonic() - start
     ds = sim.to_dataset(state)
     spec = registry.get(cfg["model"])
-    ds.attrs = run_attributes(cfg, spec, provenance(cfg["backend"], sim.device_name()), wall)
+    segments = [*history, segment.line(f"finished at {sim.describe(state)}")]
+    ds.attrs = run_attributes(
+        cfg, spec, provenance(cfg["backend"], sim.device_name()), wall, segments
+    )
     write_dataset(ds, out)
     ckpt.unlink(missing_ok=True)
     return EXIT_OK
+
+
+class _Segment:
+    """One call of :func:`run_job` on a run: its number, start and how it began, for the
+    history lines of the checkpoint and the run file."""
+
+    def __init__(self, number: int, began: str):
+        self.number, self.began, self.start = number, began, now_iso()
+        self.version = simcore_version()
+
+    def line(self, ended: str) -> str:
+        """The history line of this segment, ended now as ``ended`` says (CF: a time
+        stamp first, then what was done)."""
+        return (
+            f"{self.start} to {now_iso()} simcore {self.version} run segment {self.number}: "
+            f"{self.began}; {ended}"
+        )

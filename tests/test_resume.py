@@ -67,6 +67,43 @@ def test_cli_resume_and_foreign_checkpoint(tmp_path, write_config):
     _same_data(ref, out)
 
 
+def test_stop_at_stops_after_a_step_and_the_history_shows_the_segments(tmp_path, write_config):
+    """`--stop-at` (or $SIMCORE_STOP_AT, which a campaign's max_wall sets) in the past stops
+    after one step with a checkpoint (exit 3); the finished file's history has one line
+    per segment: started from scratch, then resumed where the last one stopped.  A value
+    that is no time is one line naming the variable, exit status 2."""
+    import os
+    import time
+
+    import xarray as xr
+
+    from simcore.walltime import STOP_AT_ENV
+
+    conf = write_config(small_config())
+    out = tmp_path / "out.nc"
+    past = str(time.time() - 10)
+    first = run_simcore("run", conf, "--out", out, "--stop-at", past)
+    assert first.returncode == 3 and "checkpoint" in first.stderr and not out.exists()
+    env = {**os.environ, STOP_AT_ENV: past}
+    second = subprocess.run(
+        ["simcore", "run", str(conf), "--out", str(out)], env=env, capture_output=True, text=True
+    )
+    assert second.returncode == 3, second.stderr
+    assert run_simcore("run", conf, "--out", out, "--quiet").returncode == 0
+    with xr.open_dataset(out) as ds:
+        history, segments = ds.attrs["history"].splitlines(), ds.attrs["run_segments"]
+    assert segments == 3 and len(history) == 4
+    assert "segment 1: started from scratch; stopped at the wall limit" in history[0]
+    assert "segment 2: resumed from the checkpoint at" in history[1]
+    assert "segment 3: resumed" in history[2] and "finished" in history[2]
+    bad = subprocess.run(
+        ["simcore", "run", str(conf), "--out", str(tmp_path / "x.nc")],
+        env={**os.environ, STOP_AT_ENV: "tomorrow"}, capture_output=True, text=True,
+    )  # fmt: skip
+    assert bad.returncode == 2 and STOP_AT_ENV in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1
+
+
 def test_killed_run_leaves_no_output(tmp_path, write_config):
     """SIGKILL in the middle of a run: no file at the output path."""
     conf = write_config(small_config(L=256, samples=50, t_max=2000))

@@ -12,7 +12,7 @@ the attribute ``model_units`` with the unit a physicist writes on an axis
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -131,9 +131,17 @@ def _title_text(value: Any) -> str:
     return str(value.tolist()) if isinstance(value, np.ndarray) else str(value)
 
 
-def run_attributes(cfg: dict, spec: ModelSpec, prov: dict[str, str], wall_seconds: float) -> dict:
+def run_attributes(
+    cfg: dict,
+    spec: ModelSpec,
+    prov: dict[str, str],
+    wall_seconds: float,
+    segments: Sequence[str] = (),
+) -> dict:
     """Global attributes of a run file: parameters, provenance and the full config as YAML;
-    ``point_config_keys`` lists the keys that all runs of the point share.
+    ``point_config_keys`` lists the keys that all runs of the point share.  ``segments``:
+    one line per call of ``simcore run`` that worked on the run (from scratch, resumed,
+    stopped), oldest first: they open the CF ``history`` and ``run_segments`` counts them.
 
     Every key that applies to the run is an attribute, a number where it is one; a key
     whose value is None (a default computed from other keys, e.g. kpz's ``border``) has
@@ -153,10 +161,13 @@ def run_attributes(cfg: dict, spec: ModelSpec, prov: dict[str, str], wall_second
     }
     if os.environ.get(INSTITUTION_ENV, "").strip():
         attrs["institution"] = os.environ[INSTITUTION_ENV].strip()
-    attrs["history"] = (
+    written = (
         f"{prov.get('created', '')} simcore {version} run: model {cfg['model']}"
         + (f", point {cfg['point']} block {cfg['block']}" if cfg.get("point") else "")
+        + " written"
     ).strip()
+    attrs["history"] = "\n".join([*segments, written])
+    attrs["run_segments"] = max(len(segments), 1)
     attrs.update(params)
     attrs.update(prov)
     attrs["config_hash"] = config_hash(cfg)
