@@ -141,6 +141,34 @@ def test_gpu_run_equals_cpu_run(tmp_path, write_config, scheme: str) -> None:
     assert out["gpu"].attrs["device"] != out["cpu"].attrs["device"]
 
 
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("scheme", ["DTrDT", "DTrDB"])
+def test_gpu_run_stopped_at_every_sampling_time_equals_cpu_run(tmp_path, scheme: str) -> None:
+    """A GPU job stopped after every sampling time and resumed from its checkpoint each
+    time writes the observables of the uninterrupted CPU twin: the checkpoint keeps the
+    lattices and event counts at the waiting times, and the heights at s that C_h needs
+    are rebuilt from them after each resume."""
+    from conftest import run_and_load, run_with_stops, small_config
+
+    from simcore.config import validate_run_config
+
+    def cfg(backend: str) -> dict:
+        return validate_run_config(
+            small_config(
+                L=64, t_max=40, waiting_times=[5, 10], scheme=scheme, backend=backend,
+                domain=[16, 16], tc=[1, 1],
+            )
+        )  # fmt: skip
+
+    cpu = run_and_load(cfg("cpu"), tmp_path / "cpu.nc")
+    stops = run_with_stops(cfg("gpu"), tmp_path / "gpu.nc")
+    gpu = xr.load_dataset(tmp_path / "gpu.nc")
+    assert stops >= 5 and gpu.attrs["run_segments"] == stops + 1
+    for var in ("W2", "mean_h", "C_h", "C_s"):
+        np.testing.assert_array_equal(cpu[var].values, gpu[var].values)
+
+
 @pytest.mark.skipif(_has_gpu(), reason="checks what a machine without a GPU says")
 def test_gpu_backend_without_gpu_is_a_one_line_error(tmp_path, write_config) -> None:
     from conftest import run_simcore, small_config
