@@ -23,6 +23,7 @@ from simcore.campaign import (
     n_blocks,
     validate_config,
 )
+from simcore.campaign.resources import estimate, resource_parameters
 from simcore.config import validate_run_config
 from simcore.models import registry
 from simcore.models.spec import format_number
@@ -345,6 +346,11 @@ def test_job_resources() -> None:
     assert faster["runtime"] == 448  # the campaign's job_resources set the model's rates
     with pytest.raises(ValueError, match="job_resources.flips_per_second: unknown key"):
         job_resources(spec, big, parameters={"flips_per_second": 1.0})  # another model's
+    # with max_wall a job stops there and a retry resumes it: no request exceeds it + 5 min
+    par = resource_parameters(spec, {})
+    assert estimate(spec, big, 1, par, max_wall=3300)["runtime"] == 55 + 5
+    assert estimate(spec, big, 3, par, max_wall=3300)["runtime"] == 55 + 5
+    assert estimate(spec, job, 1, par, max_wall=3300)["runtime"] == 10  # shorter: unchanged
 
 
 # ---------------------------------------------------------------------------- snakemake

@@ -24,6 +24,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
+import numpy as np
 import pytest
 import xarray as xr
 import yaml
@@ -195,3 +196,48 @@ def test_campaign_through_slurm(slurm_cluster, tmp_path: Path) -> None:
     ).stdout.split()
     assert jobs and all(j.endswith("|COMPLETED") for j in jobs), jobs
     assert len(jobs) >= 4  # 3 groups of simulate jobs + the aggregates
+
+
+@pytest.mark.slow
+@pytest.mark.slurm
+def test_jobs_chained_over_slurm_allocations(slurm_cluster, tmp_path: Path) -> None:
+    """With the campaign key max_wall every Slurm job stops with a checkpoint (exit 3)
+    after a step, and `--retries` resubmits it until it finishes: each run file went
+    through several Slurm jobs (its history: one start from scratch, then resumes) and
+    equals a `simcore run` of its job file without stops, value for value."""
+    campaign = {
+        "campaign": "chained",
+        "seed": 12,
+        "model": "kpz",
+        "samples": 4,
+        "samples_per_job": 2,
+        "t_max": 10,
+        "points_per_decade": 4,
+        "waiting_times": [3],
+        "max_wall": 0,
+        "points": [{"dim": 2, "L": 16, "scheme": "sequential"}],
+    }
+    conf = tmp_path / "chained.yaml"
+    conf.write_text(yaml.safe_dump(campaign))
+    cmd = [
+        sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"),
+        "--directory", str(tmp_path), "--workflow-profile", str(ROOT / "workflow/profiles/slurm"),
+        "--configfile", str(conf), "--default-resources", "slurm_partition=debug",
+        "--group-components", "simulations=1", "--slurm-status-command", "squeue",
+        "--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks",
+        "2", "--latency-wait", "5", "--retries", "20", "datasets",
+    ]  # fmt: skip
+    res = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=480)
+    assert res.returncode == 0, res.stderr[-3000:]
+    runs = sorted((tmp_path / "results" / "chained" / "runs").glob("*/b*.nc"))
+    assert len(runs) == 2
+    for run in runs:
+        job = Path(str(run).replace("/runs/", "/jobs/")).with_suffix(".yaml")
+        ref = tmp_path / f"reference_{run.stem}.nc"
+        subprocess.run(["simcore", "run", str(job), "--out", str(ref), "--quiet"], check=True)
+        with xr.open_dataset(run) as got, xr.open_dataset(ref) as want:
+            history = got.attrs["history"]
+            assert got.attrs["run_segments"] >= 3, history
+            assert history.count("started from scratch") == 1, history
+            for name in want.data_vars:
+                np.testing.assert_array_equal(got[name].values, want[name].values, name)

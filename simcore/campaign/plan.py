@@ -107,6 +107,8 @@ class Campaign:
     resources: Mapping[str, float]
     threads: int = 1
     stage_size: int = 100
+    #: Seconds after the start of a command at which its simulate jobs stop (None: none).
+    max_wall: float | None = None
     paper_figures: tuple[CampaignFigure, ...] = ()
     benchmarks: tuple[str, ...] = ()
     _index: dict[str, Point] = field(init=False, repr=False, compare=False)
@@ -235,7 +237,9 @@ class Campaign:
     def job_resources(self, point: str, block: int, attempt: int = 1) -> dict[str, int]:
         """Snakemake resources (``runtime`` in minutes, ``mem_mb``, ``gpu``) of one job;
         the runtime and memory double with every retry ``attempt``."""
-        return estimate(self.spec, self.job_config(point, block), attempt, self.resources)
+        return estimate(
+            self.spec, self.job_config(point, block), attempt, self.resources, self.max_wall
+        )
 
 
 def _job_value(value: Any) -> Any:
@@ -426,6 +430,7 @@ def _load(raw: Mapping[str, Any], schema_path: str | os.PathLike[str] | None) ->
         resources=resource_parameters(spec, cfg["job_resources"]),
         threads=int(cfg["threads"]),
         stage_size=int(cfg["aggregate_stage_size"]),
+        max_wall=None if cfg.get("max_wall") is None else float(cfg["max_wall"]),
         paper_figures=figures,
         benchmarks=_benchmarks(cfg["benchmarks"]),
     )

@@ -46,11 +46,23 @@ def job_resources(
     return estimate(spec, job, attempt, resource_parameters(spec, parameters or {}))
 
 
+#: Minutes a job's runtime request exceeds the campaign's ``max_wall`` by: the step under
+#: way when the limit passes, the checkpoint write and the start-up.
+WALL_MARGIN_MIN = 5
+
+
 def estimate(
-    spec: ModelSpec, job: Mapping[str, Any], attempt: int, par: Mapping[str, float]
+    spec: ModelSpec,
+    job: Mapping[str, Any],
+    attempt: int,
+    par: Mapping[str, float],
+    max_wall: float | None = None,
 ) -> dict[str, int]:
     """:func:`job_resources` with parameters already completed by
-    :func:`resource_parameters` (a campaign completes them once, not per job)."""
+    :func:`resource_parameters` (a campaign completes them once, not per job).  With a
+    campaign ``max_wall`` (seconds) the runtime is capped at it plus
+    :data:`WALL_MARGIN_MIN`: the job stops there with a checkpoint and a retry resumes
+    it, so no request needs to be longer."""
     work = spec.work(job, par)
     scale = 2 ** max(int(attempt) - 1, 0)
     runtime = max(int(par["min_runtime"]), math.ceil(par["safety"] * work.seconds / 60.0))
@@ -59,8 +71,11 @@ def estimate(
         + math.ceil(3 * (work.state_bytes + work.result_bytes) / 2**20)
         + math.ceil(work.scratch_bytes / 2**20)
     )
+    runtime *= scale
+    if max_wall is not None:
+        runtime = min(runtime, math.ceil(float(max_wall) / 60.0) + WALL_MARGIN_MIN)
     return {
-        "runtime": runtime * scale,
+        "runtime": runtime,
         "mem_mb": mem_mb * scale,
         "gpu": int(job["backend"] == "gpu"),
     }

@@ -10,6 +10,7 @@ from snakemake.exceptions import WorkflowError
 
 from simcore.campaign import NAME_PATTERN, CampaignError, job_config_yaml, load_campaign
 from simcore.models.registry import RegistryError
+from simcore.walltime import STOP_AT_ENV, campaign_stop_at
 
 
 def _campaign_source():
@@ -35,6 +36,15 @@ except CampaignError as exc:
 except RegistryError as exc:
     print(f"simcore: error: {exc}", file=sys.stderr)
     raise SystemExit(2) from None
+
+# A campaign with max_wall (seconds): every simulate job of this command stops with a
+# checkpoint at the same time, max_wall after the command started, and the next identical
+# command resumes it.  The time reaches `simcore run` through the environment (the default
+# of its --stop-at), not as a job parameter, which would rerun finished jobs.  Under the
+# Slurm executor each job evaluates this file again when it starts, so there the limit
+# counts from the job's own start.
+if CAMPAIGN.max_wall is not None:
+    os.environ[STOP_AT_ENV] = repr(campaign_stop_at(CAMPAIGN.max_wall))
 
 #: The campaign figures of its model (the model's spec says which, and its analysis
 #: module draws them).
