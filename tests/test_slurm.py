@@ -159,6 +159,19 @@ def slurm_cluster(tmp_path_factory):
     SLURM_CONF.unlink(missing_ok=True)
 
 
+def _through_slurm(workdir: Path, conf: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """The campaign ``conf`` to its datasets through the local cluster and the Slurm profile
+    (status from squeue, polled every 2 s)."""
+    cmd = [
+        sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"),
+        "--directory", str(workdir), "--workflow-profile", str(ROOT / "workflow/profiles/slurm"),
+        "--configfile", str(conf), "--default-resources", "slurm_partition=debug",
+        "--slurm-status-command", "squeue", "--slurm-init-seconds-before-status-checks", "1",
+        "--seconds-between-status-checks", "2", "--latency-wait", "5", "datasets", *extra,
+    ]  # fmt: skip
+    return subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=600)
+
+
 @pytest.mark.slow
 @pytest.mark.slurm
 def test_campaign_through_slurm(slurm_cluster, tmp_path: Path) -> None:
@@ -175,16 +188,7 @@ def test_campaign_through_slurm(slurm_cluster, tmp_path: Path) -> None:
     }
     conf = tmp_path / "slurmtest.yaml"
     conf.write_text(yaml.safe_dump(campaign))
-    cmd = [
-        sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"),
-        "--directory", str(tmp_path), "--workflow-profile", str(ROOT / "workflow/profiles/slurm"),
-        "--configfile", str(conf), "--default-resources", "slurm_partition=debug",
-        "--group-components", "simulations=2", "--slurm-status-command", "squeue",
-        "--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks",
-        "2", "--latency-wait", "5", "datasets",
-        "--keep-going",
-    ]  # fmt: skip
-    res = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=480)
+    res = _through_slurm(tmp_path, conf, "--group-components", "simulations=2", "--keep-going")
     assert res.returncode == 0, res.stderr[-3000:]
     out = tmp_path / "results" / "slurmtest" / "datasets"
     for L in (16, 32):
@@ -209,25 +213,17 @@ def test_jobs_chained_over_slurm_allocations(slurm_cluster, tmp_path: Path) -> N
         "campaign": "chained",
         "seed": 12,
         "model": "kpz",
-        "samples": 4,
-        "samples_per_job": 2,
-        "t_max": 10,
+        "samples": 2,
+        "samples_per_job": 1,
+        "t_max": 3,
         "points_per_decade": 4,
-        "waiting_times": [3],
+        "waiting_times": [2],
         "max_wall": 0,
         "points": [{"dim": 2, "L": 16, "scheme": "sequential"}],
     }
     conf = tmp_path / "chained.yaml"
     conf.write_text(yaml.safe_dump(campaign))
-    cmd = [
-        sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"),
-        "--directory", str(tmp_path), "--workflow-profile", str(ROOT / "workflow/profiles/slurm"),
-        "--configfile", str(conf), "--default-resources", "slurm_partition=debug",
-        "--group-components", "simulations=1", "--slurm-status-command", "squeue",
-        "--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks",
-        "2", "--latency-wait", "5", "--retries", "20", "datasets",
-    ]  # fmt: skip
-    res = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=480)
+    res = _through_slurm(tmp_path, conf, "--group-components", "simulations=1", "--retries", "20")
     assert res.returncode == 0, res.stderr[-3000:]
     runs = sorted((tmp_path / "results" / "chained" / "runs").glob("*/b*.nc"))
     assert len(runs) == 2
