@@ -215,15 +215,16 @@ def test_jobs_chained_over_slurm_allocations(slurm_cluster, tmp_path: Path) -> N
         "model": "kpz",
         "samples": 2,
         "samples_per_job": 1,
-        "t_max": 3,
+        "t_max": 2,
         "points_per_decade": 4,
-        "waiting_times": [2],
+        "waiting_times": [1],
         "max_wall": 0,
         "points": [{"dim": 2, "L": 16, "scheme": "sequential"}],
     }
     conf = tmp_path / "chained.yaml"
     conf.write_text(yaml.safe_dump(campaign))
-    res = _through_slurm(tmp_path, conf, "--group-components", "simulations=1", "--retries", "20")
+    # 3 steps (t = 0, 1, 2): the profile's 2 retries are the 3 allocations a job needs
+    res = _through_slurm(tmp_path, conf, "--group-components", "simulations=1")
     assert res.returncode == 0, res.stderr[-3000:]
     runs = sorted((tmp_path / "results" / "chained" / "runs").glob("*/b*.nc"))
     assert len(runs) == 2
