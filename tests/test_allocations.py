@@ -42,7 +42,11 @@ def _small_campaign(workdir: Path) -> Path:
     to ``workdir``."""
     raw = yaml.safe_load((ROOT / "config" / "kelling2017_scale.yaml").read_text())
     raw.update(SMALL)
-    raw["points"] = [{**entry, **SMALL_POINT} for entry in raw["points"]]
+    # a point's own keys (e.g. more samples for one scheme) give way to the small ones
+    raw["points"] = [
+        {**{k: v for k, v in entry.items() if k not in SMALL}, **SMALL_POINT}
+        for entry in raw["points"]
+    ]
     workdir.mkdir(parents=True, exist_ok=True)
     path = workdir / "campaign.yaml"
     path.write_text(yaml.safe_dump(raw, sort_keys=False))
