@@ -49,10 +49,12 @@ def compile_options(defines: tuple[str, ...], *extra: str) -> tuple[str, ...]:
 @lru_cache(maxsize=64)
 def load_module(source: Path, defines: tuple[str, ...], extra: tuple[str, ...] = ()):
     """The compiled CuPy ``RawModule`` of a CUDA source for one set of ``-D`` defines
-    (cached: a geometry is compiled once per process)."""
+    (cached: a geometry is compiled once per process).  The source's own folder is on the
+    include path, as for nvcc, so a model's kernels can share a header."""
     import cupy as cp
 
-    return cp.RawModule(code=Path(source).read_text(), options=compile_options(defines, *extra))
+    options = compile_options(defines, *extra, f"-I{Path(source).resolve().parent}")
+    return cp.RawModule(code=Path(source).read_text(), options=options)
 
 
 class OnGPU:

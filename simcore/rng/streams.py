@@ -21,6 +21,9 @@ STREAMS: dict[str, int] = {
     "EA_COUPLINGS": 0x20,  # ea3d: couplings
     "EA_SPINS": 0x21,  # ea3d: start spins
     "EA_METROPOLIS": 0x22,  # ea3d: Metropolis numbers
+    "EA_PT_SPINS": 0x23,  # ea3d_pt: start spins of the temperature slots
+    "EA_PT_METROPOLIS": 0x24,  # ea3d_pt: Metropolis numbers
+    "EA_PT_EXCHANGE": 0x25,  # ea3d_pt: replica-exchange decisions
     "KMC": 0x30,  # kmc2d: a cell's waiting times (keyed by its draw count)
     "BKL": 0x31,  # kmc2d: BKL steps
     "FCC_INIT": 0x40,  # fcc: the random mixture
@@ -41,6 +44,9 @@ STREAM_PRNG_SEED = STREAMS["PRNG_SEED"]
 STREAM_EA_COUPLINGS = STREAMS["EA_COUPLINGS"]
 STREAM_EA_SPINS = STREAMS["EA_SPINS"]
 STREAM_EA_METROPOLIS = STREAMS["EA_METROPOLIS"]
+STREAM_EA_PT_SPINS = STREAMS["EA_PT_SPINS"]
+STREAM_EA_PT_METROPOLIS = STREAMS["EA_PT_METROPOLIS"]
+STREAM_EA_PT_EXCHANGE = STREAMS["EA_PT_EXCHANGE"]
 STREAM_KMC = STREAMS["KMC"]
 STREAM_BKL = STREAMS["BKL"]
 STREAM_FCC_INIT = STREAMS["FCC_INIT"]

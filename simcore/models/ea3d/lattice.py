@@ -130,19 +130,28 @@ def init_couplings(
 
 @numba.njit(parallel=True, cache=True)
 def init_spins(
-    layout: int, L: int, k: int, k0: int, k1: int, j0: int = 0, j1: int = -1
+    layout: int,
+    L: int,
+    k: int,
+    k0: int,
+    k1: int,
+    j0: int = 0,
+    j1: int = -1,
+    n_rep: int = N_REPLICAS,
+    stream: int = STREAM_EA_SPINS,
 ) -> np.ndarray:
-    """``S[a, c, w, j]``: random start of the four replicas (a quench from T = infinity),
-    of every site or of the sites j0 <= j < j1."""
+    """``S[a, c, w, j]``: random start of ``n_rep`` replicas (a quench from T = infinity),
+    of every site or of the sites j0 <= j < j1; replica a of site p, word w is Philox
+    counter (p, w, a, ``stream`` << 24)."""
     j1 = L * L * L // 2 if j1 < 0 else j1
-    S = np.empty((N_REPLICAS, 2, k, j1 - j0), dtype=np.uint64)
-    tag = STREAM_EA_SPINS << 24
+    S = np.empty((n_rep, 2, k, j1 - j0), dtype=np.uint64)
+    tag = stream << 24
     for c in range(2):
         for jj in numba.prange(j1 - j0):
             x, y, z = layout_site(layout, L, c, j0 + jj)
             p = x + L * (y + L * z)
             for w in range(k):
-                for a in range(N_REPLICAS):
+                for a in range(n_rep):
                     S[a, c, w, jj] = philox_word(p, w, a, tag, k0, k1)
     return S
 

@@ -67,14 +67,18 @@ def satisfied_bonds(S, J, nbr):
     return out
 
 
+_PAIR_A = np.array([p[0] for p in PAIRS], dtype=np.int64)
+_PAIR_B = np.array([p[1] for p in PAIRS], dtype=np.int64)
+
+
 @numba.njit(parallel=True, cache=True)
-def agreeing_spins(S):
-    """``m[pair, w, b]``: sites where the two replicas of ``PAIRS[pair]`` agree."""
+def agreeing_spins(S, pa=_PAIR_A, pb=_PAIR_B):
+    """``m[pair, w, b]``: sites where the replicas ``pa[pair]`` and ``pb[pair]`` (default
+    the pairs of ``PAIRS``) agree."""
     _, _, k, half = S.shape
-    out = np.zeros((6, k, 64), dtype=np.int64)
-    pa = np.array([p[0] for p in PAIRS])
-    pb = np.array([p[1] for p in PAIRS])
-    for iw in numba.prange(6 * k):
+    n_pairs = pa.size
+    out = np.zeros((n_pairs, k, 64), dtype=np.int64)
+    for iw in numba.prange(n_pairs * k):
         i, w = iw // k, iw % k
         a, b = pa[i], pb[i]
         planes = np.zeros(N_PLANES, dtype=np.uint64)
@@ -93,9 +97,10 @@ def energy_per_spin(S: np.ndarray, J: np.ndarray, nbr: np.ndarray) -> np.ndarray
     return (3.0 * V - 2.0 * n.reshape(n_rep, k * 64)) / V
 
 
-def overlaps(S: np.ndarray) -> np.ndarray:
-    """``q[pair, s]`` = (1/V) sum_i sigma_i^a sigma_i^b for the replica pairs of PAIRS."""
-    m = agreeing_spins(S)
+def overlaps(S: np.ndarray, pa: np.ndarray = _PAIR_A, pb: np.ndarray = _PAIR_B) -> np.ndarray:
+    """``q[pair, s]`` = (1/V) sum_i sigma_i^a sigma_i^b for the replica pairs (``pa``,
+    ``pb``), by default those of PAIRS."""
+    m = agreeing_spins(S, pa, pb)
     V = 2 * S.shape[3]
     k = S.shape[2]
-    return (2.0 * m.reshape(6, k * 64) - V) / V
+    return (2.0 * m.reshape(pa.size, k * 64) - V) / V

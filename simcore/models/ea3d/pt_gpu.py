@@ -1,0 +1,78 @@
+"""GPU backend of parallel tempering: the kernels of ``cuda/ea3d_pt.cu`` for one
+(layout, L, k, slots).
+
+CuPy is imported only inside methods, so this module imports without a GPU.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from simcore.backends.cuda import load_module
+from simcore.models.ea3d.gpu import MAX_GRID_Y, compile_defines
+
+CUDA_SOURCE = Path(__file__).with_name("cuda") / "ea3d_pt.cu"
+KERNELS = ("ea3d_pt_colour", "ea3d_pt_swap", "ea3d_pt_satisfied", "ea3d_pt_agreeing")
+#: Sites a counting thread visits at most (its counter planes hold 6 x this).
+SITES_PER_COUNTER = 64
+
+
+def pt_defines(layout: str, L: int, k: int, n_slots: int) -> tuple[str, ...]:
+    """The -D options of one build: the ea3d geometry and the number of slots."""
+    planes = (6 * SITES_PER_COUNTER).bit_length()
+    return (*compile_defines(layout, L, k), f"-DNSLOT={int(n_slots)}", f"-DNPLANES={planes}")
+
+
+class PTKernels:
+    """The parallel-tempering kernels on the current GPU; arrays are CuPy arrays in the
+    layouts of the CPU code (``S`` (n_slots, 2, k, V/2), ``J`` (2, 6, k, V/2))."""
+
+    def __init__(self, layout: str, L: int, k: int, n_slots: int, thr: np.ndarray,
+                 block: int = 128):  # fmt: skip
+        import cupy as cp
+
+        module = load_module(CUDA_SOURCE, pt_defines(layout, L, k, n_slots))
+        self.colour, self.swap_k, self.sat_k, self.agree_k = (
+            module.get_function(name) for name in KERNELS
+        )
+        self.L, self.k, self.half, self.n_slots = int(L), int(k), int(L) ** 3 // 2, n_slots
+        self.block = (int(block), 1, 1)
+        gy = min(self.k, MAX_GRID_Y)
+        self.grid_sites = (math.ceil(self.half / block), gy, 1)
+        self.grid_both = (math.ceil(2 * self.half / block), gy, 1)
+        chunks = max(1, math.ceil(self.half / (block * SITES_PER_COUNTER)))
+        self.grid_sat = (chunks, n_slots, self.k)
+        self.grid_agree = (2 * chunks, n_slots // 2, self.k)
+        self.thr = cp.asarray(np.ascontiguousarray(thr, dtype=np.uint64).ravel())
+
+    def sweeps(self, S, J, t_from: int, n: int, k0: int, k1: int) -> None:
+        """``n`` sweeps (red, then blue) of every slot from sweep ``t_from``."""
+        for t in range(int(t_from), int(t_from) + int(n)):
+            for c in (0, 1):
+                args = (S, J, np.int32(c), np.uint32(t), np.uint32(k0), np.uint32(k1), self.thr)
+                self.colour(self.grid_sites, self.block, args)
+
+    def swap(self, S, masks: np.ndarray) -> None:
+        """Apply the exchange masks (2, n_T - 1, k) of one exchange step."""
+        import cupy as cp
+
+        self.swap_k(self.grid_both, self.block, (S, cp.asarray(masks)))
+
+    def satisfied(self, S, J) -> np.ndarray:
+        """Satisfied bonds ``n[slot, w, b]`` on the host (int64)."""
+        import cupy as cp
+
+        out = cp.zeros((self.n_slots, self.k, 64), dtype=cp.uint64)
+        self.sat_k(self.grid_sat, self.block, (S, J, out))
+        return cp.asnumpy(out).astype(np.int64)
+
+    def agreeing(self, S) -> np.ndarray:
+        """Agreeing sites ``m[i, w, b]`` of the two replicas at each temperature (int64)."""
+        import cupy as cp
+
+        out = cp.zeros((self.n_slots // 2, self.k, 64), dtype=cp.uint64)
+        self.agree_k(self.grid_agree, self.block, (S, out))
+        return cp.asnumpy(out).astype(np.int64)

@@ -1,0 +1,158 @@
+"""The EA3D spin glass in equilibrium by parallel tempering: the spec of model ``ea3d_pt``.
+
+Conventions (on top of those of :mod:`simcore.models.ea3d`, whose lattice, layouts,
+couplings and Metropolis rule it shares):
+
+Slots
+    ``S[slot, c, w, j]`` with slot = 2 i + r: replica r = 0, 1 at temperature T_i of the
+    ladder T_0 = T_min < ... < T_{n_T - 1} = T_max (:mod:`.pt_ladder`).  Temperatures stay
+    with the slots: every word of a slot is swept with that temperature's thresholds, and
+    an accepted exchange moves one sample's configuration (its bit in every word) to the
+    other slot, so the 64 samples of a word decide their exchanges independently.
+Random numbers (Philox, key = the job seed)
+    start spins  slot a, site p, word w: counter (p, w, a, STREAM_EA_PT_SPINS << 24);
+    Metropolis   sweep t, colour c, site p, word w, slots 4 g .. 4 g + 3: counter
+                 (p, w, t, STREAM_EA_PT_METROPOLIS << 24 | g << 1 | c), output a for slot
+                 4 g + a (one number per word and slot, shared by its 64 samples, as in
+                 ea3d);
+    exchange     :mod:`.pt_exchange`.
+Measurements
+    After every exchange step (``exchange_every`` sweeps): e and q at every temperature,
+    added to logarithmic bins (:func:`.pt_simulation.log_bin`); t_max / exchange_every must
+    be a power of two, so the last bin is the second half of the run.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from simcore.checks import ConfigError, check_int, check_real
+from simcore.models.ea3d.lattice import LAYOUTS
+from simcore.models.ea3d.pt_ladder import auto_n_temperatures
+from simcore.models.spec import Key, ModelSpec, Simulation, Work, format_number
+
+#: Temperatures of a ladder at most (two slots each).
+MAX_TEMPERATURES = 256
+
+
+class EA3DPTSpec(ModelSpec):
+    """3D Edwards-Anderson +-J spin glass in equilibrium: parallel tempering over a
+    temperature ladder, two replicas per temperature, multispin Metropolis (64 disorder
+    samples per word), on CPU cores or one GPU."""
+
+    name = "ea3d_pt"
+    title = "3D Edwards-Anderson +-J spin glass, parallel tempering with multispin coding"
+    keys = {
+        "L": Key("linear size of the periodic L^3 lattice, even", type="int"),
+        "T_min": Key("lowest temperature of the ladder (J = k_B = 1)", type="float"),
+        "T_max": Key("highest temperature of the ladder, > T_min", type="float"),
+        "n_T": Key("temperatures of the geometric ladder, or auto (the rule of "
+                   "simcore.models.ea3d.pt_ladder: exchange acceptances near 0.4)",
+                   default="auto", type="int|auto"),
+        "exchange_every": Key("Metropolis sweeps between exchange steps (and measurements)",
+                              default=10, type="int", point=False),
+        "layout": Key("memory layout (bitwise: L = 2^l)", default="sliced", type="str",
+                      choices=LAYOUTS),
+    }  # fmt: skip
+    time_unit = "sweeps"
+    time_name = "time in sweeps"
+    energy_unit = "|J|"
+    resource_rates = {
+        "pt_flips_per_second": (2e9, "spin-flip attempts per second of one CPU job (all cores)"),
+        "pt_gpu_flips_per_second": (1e12, "spin-flip attempts per second of one GPU job"),
+    }
+    analysis = "analysis.ea3d_pt"
+    bench_kernels = {"ea3d-pt": "simcore.models.ea3d.pt_bench:PT"}
+    example = {"L": 4, "T_min": 0.8, "T_max": 2.0, "n_T": 4, "samples": 64, "t_max": 320,
+               "exchange_every": 10}  # fmt: skip
+
+    def validate(self, cfg: dict[str, Any]) -> None:
+        """An even size the layout supports, 0 < T_min < T_max, a ladder of 2..256
+        temperatures (auto resolved here), whole coded words, and t_max = exchange_every
+        times a power of two."""
+        L = check_int(cfg, "L", lo=2, hi=1024)
+        if L % 2:
+            raise ConfigError("L", L, "must be even (checkerboard)")
+        if cfg["layout"] == "bitwise" and L & (L - 1):
+            raise ConfigError("layout", "bitwise", f"needs L = 2^l, got L = {L}")
+        T_min = check_real(cfg, "T_min", positive=True)
+        T_max = check_real(cfg, "T_max", positive=True)
+        if not T_max > T_min:
+            raise ConfigError("T_max", T_max, f"must be above T_min = {T_min}")
+        cfg["T_min"], cfg["T_max"] = T_min, T_max
+        if cfg["n_T"] == "auto":
+            cfg["n_T"] = auto_n_temperatures(L, T_min, T_max)
+        check_int(cfg, "n_T", lo=2, hi=MAX_TEMPERATURES)
+        every = check_int(cfg, "exchange_every", lo=1, hi=2**20)
+        steps = cfg["t_max"] // every
+        if cfg["t_max"] % every or steps & (steps - 1):
+            good = every * (1 << max(int(math.log2(max(cfg["t_max"] / every, 1))), 0))
+            raise ConfigError(
+                "t_max", cfg["t_max"],
+                f"must be exchange_every ({every}) times a power of two, e.g. {good} "
+                "(logarithmic bins: the last bin is the second half of the run)",
+            )  # fmt: skip
+        if cfg["samples"] % 64:
+            raise ConfigError(
+                "samples", cfg["samples"], "must be a multiple of 64 (one coded word)"
+            )
+        if cfg["sample_offset"] % 64:
+            raise ConfigError("sample_offset", cfg["sample_offset"], "must be a multiple of 64")
+
+    def point_name(self, cfg: Mapping[str, Any]) -> str:
+        """``ea3d_pt_L8_T0.9-2_n12_sliced_gpu``."""
+        return (
+            f"ea3d_pt_L{int(cfg['L'])}_T{format_number(cfg['T_min'])}-"
+            f"{format_number(cfg['T_max'])}_n{int(cfg['n_T'])}_{cfg['layout']}_{cfg['backend']}"
+        )
+
+    def uses_threads(self, cfg: Mapping[str, Any]) -> bool:
+        """The CPU sweep runs the sites of a colour in parallel."""
+        return True
+
+    def work(self, job: Mapping[str, Any], rates: Mapping[str, float]) -> Work:
+        """``2 n_T L^3 t_max samples`` spin-flip attempts; the state is 2 n_T + 6 words of 8
+        bytes per site and coded word; the results 3 numbers per sample, temperature and
+        bin."""
+        n_sites, n_T = int(job["L"]) ** 3, int(job["n_T"])
+        samples, t_max = int(job["samples"]), int(job["t_max"])
+        gpu = job["backend"] == "gpu"
+        rate = rates["pt_gpu_flips_per_second" if gpu else "pt_flips_per_second"]
+        n_bins = int(t_max // int(job["exchange_every"])).bit_length()
+        return Work(
+            seconds=2 * n_T * n_sites * t_max * samples / rate,
+            state_bytes=8 * (2 * n_T + 6) * n_sites * (samples // 64),
+            result_bytes=8 * samples * n_T * (3 * n_bins + 3),
+        )
+
+    def campaign_figures(self, points: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+        """The equilibrium observables against T, one curve per L, and the diagnostics."""
+        return {
+            "binder": "Binder ratio g(T) = (3 - [<q^4>]/[<q^2>]^2) / 2 from the last "
+            "logarithmic bin, one curve per L with jackknife errors over disorder samples; "
+            "the crossings of successive sizes locate T_c.",
+            "chi_sg": "Spin-glass susceptibility chi_SG = L^3 [<q^2>] against T, one curve "
+            "per L, with jackknife errors.",
+            "energy": "Equilibrium energy per spin e(T) (last logarithmic bin), one curve per "
+            "L, with jackknife errors.",
+            "equilibration": "Logarithmic binning: e and [<q^2>] at the lowest temperature "
+            "per bin against the bin's last sweep, one curve per L; equilibrium when the "
+            "last bins agree within errors.",
+            "exchange": "Exchange acceptance of each temperature pair and round trips per "
+            "configuration, one curve per L.",
+        }
+
+    def simulation(self, cfg: dict[str, Any]) -> Simulation:
+        """The CPU job, or its GPU subclass for backend gpu."""
+        if cfg["backend"] == "gpu":
+            from simcore.models.ea3d.pt_simulation import PTGPUSimulation
+
+            return PTGPUSimulation(cfg)
+        from simcore.models.ea3d.pt_simulation import PTSimulation
+
+        return PTSimulation(cfg)
+
+
+SPEC = EA3DPTSpec()
