@@ -70,3 +70,28 @@ def exchange_step(E, betas, masks, walker, trip_state, round_trips, accepted, m,
         for b in range(64):
             _exchange_sample(E, betas, masks, walker, trip_state, round_trips, accepted, m,
                              offset, k0, k1, n_T, tag, w, b)  # fmt: skip
+
+
+@numba.njit(cache=True)
+def energies(n_satisfied, V):
+    """``E[slot, s]`` = H = 3 V - 2 (satisfied bonds): the energies the exchange needs."""
+    n_slots, n = n_satisfied.shape
+    E = np.empty((n_slots, n), dtype=np.int64)
+    for a in range(n_slots):
+        for s in range(n):
+            E[a, s] = 3 * V - 2 * n_satisfied[a, s]
+    return E
+
+
+@numba.njit(cache=True)
+def accumulate(E, agreeing, V, j, e_sum, q2_sum, q4_sum):
+    """Add one measurement to bin ``j``: e = (E_2i + E_2i+1) / 2V (both replicas at T_i)
+    and q^2, q^4 of q = (2 agreeing - V) / V; sums indexed [bin, T, sample]."""
+    n_T, n = agreeing.shape
+    for i in range(n_T):
+        for s in range(n):
+            e_sum[j, i, s] += (E[2 * i, s] + E[2 * i + 1, s]) / (2.0 * V)
+            q = (2.0 * agreeing[i, s] - V) / V
+            q2 = q * q
+            q2_sum[j, i, s] += q2
+            q4_sum[j, i, s] += q2 * q2

@@ -20,9 +20,22 @@ KERNELS = ("ea3d_pt_colour", "ea3d_pt_swap", "ea3d_pt_satisfied", "ea3d_pt_agree
 SITES_PER_COUNTER = 64
 
 
+BLOCK = 128
+
+
+def counting_chunks(L: int) -> tuple[int, int]:
+    """Blocks per (slot, word) of the counting kernels over one colour's sites, and the
+    bit planes their threads' counters need (6 bonds per site visited)."""
+    half = int(L) ** 3 // 2
+    chunks = min(max(1, math.ceil(half / (BLOCK * SITES_PER_COUNTER))), MAX_GRID_Y)
+    per_thread = math.ceil(half / (BLOCK * chunks))
+    return chunks, (6 * per_thread).bit_length()
+
+
 def pt_defines(layout: str, L: int, k: int, n_slots: int) -> tuple[str, ...]:
-    """The -D options of one build: the ea3d geometry and the number of slots."""
-    planes = (6 * SITES_PER_COUNTER).bit_length()
+    """The -D options of one build: the ea3d geometry, the number of slots and the
+    counters' bit planes."""
+    planes = counting_chunks(L)[1]
     return (*compile_defines(layout, L, k), f"-DNSLOT={int(n_slots)}", f"-DNPLANES={planes}")
 
 
@@ -30,8 +43,7 @@ class PTKernels:
     """The parallel-tempering kernels on the current GPU; arrays are CuPy arrays in the
     layouts of the CPU code (``S`` (n_slots, 2, k, V/2), ``J`` (2, 6, k, V/2))."""
 
-    def __init__(self, layout: str, L: int, k: int, n_slots: int, thr: np.ndarray,
-                 block: int = 128):  # fmt: skip
+    def __init__(self, layout: str, L: int, k: int, n_slots: int, thr: np.ndarray):
         import cupy as cp
 
         module = load_module(CUDA_SOURCE, pt_defines(layout, L, k, n_slots))
@@ -39,13 +51,14 @@ class PTKernels:
             module.get_function(name) for name in KERNELS
         )
         self.L, self.k, self.half, self.n_slots = int(L), int(k), int(L) ** 3 // 2, n_slots
-        self.block = (int(block), 1, 1)
+        block = BLOCK
+        self.block = (block, 1, 1)
         gy = min(self.k, MAX_GRID_Y)
         self.grid_sites = (math.ceil(self.half / block), gy, 1)
         self.grid_both = (math.ceil(2 * self.half / block), gy, 1)
-        chunks = max(1, math.ceil(self.half / (block * SITES_PER_COUNTER)))
-        self.grid_sat = (chunks, n_slots, self.k)
-        self.grid_agree = (2 * chunks, n_slots // 2, self.k)
+        chunks = counting_chunks(L)[0]
+        self.grid_sat = (n_slots, chunks, self.k)
+        self.grid_agree = (chunks, n_slots // 2, self.k)  # both colours: 2x the sites
         self.thr = cp.asarray(np.ascontiguousarray(thr, dtype=np.uint64).ravel())
 
     def sweeps(self, S, J, t_from: int, n: int, k0: int, k1: int) -> None:

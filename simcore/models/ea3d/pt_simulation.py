@@ -27,7 +27,7 @@ from simcore.models.ea3d.lattice import (
     physical_table,
 )
 from simcore.models.ea3d.observables import agreeing_spins, satisfied_bonds
-from simcore.models.ea3d.pt_exchange import exchange_step
+from simcore.models.ea3d.pt_exchange import accumulate, energies, exchange_step
 from simcore.models.ea3d.pt_kernels import pair_slots, swap_slots, sweeps_pt
 from simcore.models.ea3d.pt_ladder import temperatures
 from simcore.models.ea3d.rule import thresholds
@@ -92,9 +92,9 @@ class PTSimulation(OnCPU, LockstepProgress):
             "trip_state": np.zeros((2, nT, n), dtype=np.int8),
             "round_trips": np.zeros((n, 2, nT), dtype=np.int64),
             "accepted": np.zeros((n, max(nT - 1, 1)), dtype=np.int64),
-            "e_sum": np.zeros((n, nT, nb)),
-            "q2_sum": np.zeros((n, nT, nb)),
-            "q4_sum": np.zeros((n, nT, nb)),
+            "e_sum": np.zeros((nb, nT, n)),
+            "q2_sum": np.zeros((nb, nT, n)),
+            "q4_sum": np.zeros((nb, nT, n)),
         }
         return self.from_host(host)
 
@@ -120,19 +120,14 @@ class PTSimulation(OnCPU, LockstepProgress):
         for _ in range(count):
             m = int(st["m"])
             self._sweeps(st, m * self.every, self.every)
-            E = 3 * self.V - 2 * self._satisfied(st)
+            E = energies(self._satisfied(st), self.V)
             exchange_step(E, self.betas, masks, st["walker"], st["trip_state"],
                           st["round_trips"], st["accepted"], m,
                           int(self.cfg["sample_offset"]), self.k0, self.k1)  # fmt: skip
             if self.n_T > 1:
                 self._swap(st, masks)
-            q = (2.0 * self._agreeing(st) - self.V) / self.V
-            e = (E[0::2] + E[1::2]) / (2.0 * self.V)
-            j = log_bin(m + 1)
-            st["e_sum"][:, :, j] += e.T
-            q2 = (q * q).T
-            st["q2_sum"][:, :, j] += q2
-            st["q4_sum"][:, :, j] += q2 * q2
+            accumulate(E, self._agreeing(st), self.V, log_bin(m + 1), st["e_sum"],
+                       st["q2_sum"], st["q4_sum"])  # fmt: skip
             st["m"] = m + 1
 
     def _sweeps(self, st: dict, t_from: int, n: int) -> None:
@@ -182,14 +177,14 @@ class PTSimulation(OnCPU, LockstepProgress):
         }  # fmt: skip
         attempts = self.M * 2
         data = {
-            "energy": (("sample", "T", "bin"), st["e_sum"] / count,
+            "energy": (("sample", "T", "bin"), st["e_sum"].transpose(2, 1, 0) / count,
                        in_model_units("energy per spin e = H / L^3, mean over the bin and "
                                       "the two replicas", spec.energy_unit,
                                       comment="H = -sum over bonds J sigma sigma, J = +-1")),
-            "q2": (("sample", "T", "bin"), st["q2_sum"] / count,
+            "q2": (("sample", "T", "bin"), st["q2_sum"].transpose(2, 1, 0) / count,
                    {"long_name": "q^2 of the two replicas' overlap, mean over the bin",
                     "units": "1"}),
-            "q4": (("sample", "T", "bin"), st["q4_sum"] / count,
+            "q4": (("sample", "T", "bin"), st["q4_sum"].transpose(2, 1, 0) / count,
                    {"long_name": "q^4 of the two replicas' overlap, mean over the bin",
                     "units": "1"}),
             "exchange_acceptance": (("sample", "T_pair"), st["accepted"] / attempts,

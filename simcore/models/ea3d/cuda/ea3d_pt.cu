@@ -107,19 +107,21 @@ __device__ __forceinline__ void flush_planes(const u64 planes[NPLANES], unsigned
 }
 
 // Satisfied bonds of every slot, word and sample bit (observables.satisfied_bonds):
-// block (x, slot, w) counts the bonds of red sites x * blockDim.x + tid, + gridDim.x *
+// block (slot, x, w) counts the bonds of red sites x * blockDim.x + tid, + gridDim.y *
 // blockDim.x, ... (each bond joins a red and a blue site) into out[(slot * K + w) * 64 + b].
+// The slot is the fastest block index, so the blocks of one chunk of sites run together
+// and read its couplings from L2 once for all slots.
 extern "C" __global__ void ea3d_pt_satisfied(const u64 *__restrict__ S, const u64 *__restrict__ J,
                                              unsigned long long *__restrict__ out) {
   __shared__ unsigned long long cnt[64];
   if (threadIdx.x < 64) cnt[threadIdx.x] = 0;
   __syncthreads();
-  const int slot = blockIdx.y;
+  const int slot = blockIdx.x;
   const u32 w = blockIdx.z;
   u64 planes[NPLANES];
 #pragma unroll
   for (int i = 0; i < NPLANES; i++) planes[i] = 0;
-  for (u32 j = blockIdx.x * blockDim.x + threadIdx.x; j < HALF; j += gridDim.x * blockDim.x) {
+  for (u32 j = blockIdx.y * blockDim.x + threadIdx.x; j < HALF; j += gridDim.y * blockDim.x) {
     u32 n[6], p;
     neighbours(0, j, n, p, 0);
     u64 nb[6], jd[6];
