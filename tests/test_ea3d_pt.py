@@ -89,7 +89,7 @@ def test_pt_equilibrium_equals_exact_enumeration() -> None:
     ergodic = np.array([not non_ergodic(K) for K in bond_sums(Jb, 2)]).reshape(16, WORD)
     assert ergodic.mean() > 0.9
     for name, exact in (("energy", e_x), ("q2", q2_x)):
-        diff = (ds[name].isel(bin=-1).values - exact).reshape(16, WORD, -1)  # (word, b, T)
+        diff = (ds[name].isel(t=-1).values - exact).reshape(16, WORD, -1)  # (word, b, T)
         w = ergodic[:, :, None]
         per_word = (diff * w).sum(axis=1) / w.sum(axis=1)  # (word, T)
         n = per_word.shape[0]
