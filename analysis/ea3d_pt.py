@@ -21,7 +21,10 @@ The evidence of equilibrium:
 
 * ``energy_bin_mean/err(T, t)``, ``q2_bin_mean/err(T, t)``: every logarithmic bin
   (coordinates ``t``, the last sweep of each bin, ``t_first`` and ``measurements`` of the
-  file): the last bins agree within errors in equilibrium;
+  file): the last bins agree within errors in equilibrium; ``energy_drift`` and
+  ``q2_drift`` (T, t) are each bin minus the last bin per sample, averaged, with the
+  errors of that paired difference (the same samples are in every bin, so the
+  difference has much smaller errors than either bin);
 * ``exchange_acceptance_mean/err(T_pair)``: the accepted fraction of the exchanges of
   each pair of neighbouring temperatures (coordinates ``T_lower``, ``T_upper``);
 * ``round_trips_mean/err(walker)``: round trips T_min -> T_max -> T_min of each
@@ -224,6 +227,8 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
         {
             "energy_bin": ds["energy"],
             "q2_bin": ds["q2"],
+            "energy_drift": ds["energy"] - last["energy"],
+            "q2_drift": ds["q2"] - last["q2"],
             "energy": last["energy"],
             "q2": last["q2"],
             "q4": last["q4"],
@@ -271,6 +276,11 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
         "energy_bin": ("energy_bin", "energy per spin e, [<e>], per logarithmic bin",
                        e_units, {}),
         "q2_bin": ("q2_bin", "[<q^2>] per logarithmic bin", one, {}),
+        "energy_drift": ("energy_drift", "e of the bin minus e of the last bin, per "
+                         "sample, averaged (paired: the errors of the difference)", e_units,
+                         {}),
+        "q2_drift": ("q2_drift", "<q^2> of the bin minus <q^2> of the last bin, per sample, "
+                     "averaged (paired: the errors of the difference)", one, {}),
         "exchange_acceptance": ("exchange_acceptance", "accepted fraction of the exchanges "
                                 "between T_i and T_(i+1), mean over samples", one, {}),
         "round_trips": ("round_trips", "round trips T_min -> T_max -> T_min of each "

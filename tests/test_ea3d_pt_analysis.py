@@ -150,6 +150,20 @@ def test_equilibrium_values_are_the_last_bin_and_g_is_the_binder_ratio(
     assert analyses[4]["binder"].values[-1] < analyses[2]["binder"].values[-1]
 
 
+def test_drift_is_the_paired_difference_to_the_last_bin(
+    runs: dict[int, xr.Dataset], analyses: dict[int, xr.Dataset]
+) -> None:
+    """q2_drift = [<q^2>_bin - <q^2>_last]: zero with zero error at the last bin, a finite
+    positive error (of the per-sample difference) at the others."""
+    raw, an = runs[4], analyses[4]
+    want = (raw["q2"] - raw["q2"].isel(t=-1)).mean("sample").transpose("T", "t")
+    np.testing.assert_allclose(an["q2_drift_mean"].values, want.values, rtol=1e-12, atol=1e-15)
+    assert np.all(an["q2_drift_mean"].isel(t=-1).values == 0.0)
+    assert np.all(an["q2_drift_err"].isel(t=-1).values == 0.0)
+    paired = an["q2_drift_err"].isel(t=slice(0, -1)).values
+    assert np.all(np.isfinite(paired) & (paired > 0))
+
+
 def test_errors_are_over_whole_coded_words(
     runs: dict[int, xr.Dataset], analyses: dict[int, xr.Dataset]
 ) -> None:
