@@ -145,3 +145,18 @@ def test_resume_is_bit_identical(tmp_path) -> None:
     assert int(b.attrs["run_segments"]) > 2
     for name in a.data_vars:
         np.testing.assert_array_equal(a[name].values, b[name].values, err_msg=name)
+
+
+def test_gpu_jobs_get_threads_for_the_host_exchange() -> None:
+    """A GPU job of ea3d_pt takes the campaign's threads (its exchange decisions run the
+    coded words in parallel on the host); a GPU job of the quench model takes one core."""
+    from simcore.campaign import load_campaign
+
+    pt = load_campaign({"campaign": "c", "seed": 1, "model": "ea3d_pt", "backend": "gpu",
+                        "threads": 4, "samples": 128, "samples_per_job": 64, "t_max": 640,
+                        "points": [{"L": 4, "T_min": 1.0, "T_max": 2.0, "n_T": 4}]})  # fmt: skip
+    quench = load_campaign({"campaign": "c", "seed": 1, "model": "ea3d", "backend": "gpu",
+                            "threads": 4, "samples": 128, "samples_per_job": 64, "t_max": 640,
+                            "points": [{"L": 4, "T": 1.0}]})  # fmt: skip
+    assert [pt.job_threads(n) for n in pt.point_names] == [4]
+    assert [quench.job_threads(n) for n in quench.point_names] == [1]

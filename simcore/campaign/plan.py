@@ -215,12 +215,11 @@ class Campaign:
         )
 
     def job_threads(self, point: str) -> int:
-        """CPU threads of a job of ``point``: the campaign's ``threads`` for a CPU job whose
-        schedule runs in parallel (the spec says which, from the point's settings, its
-        backend and the ``samples`` of its largest job), else 1."""
+        """CPU threads of a job of ``point``: the campaign's ``threads`` for a job whose
+        schedule runs in parallel on the CPU (the spec says which, from the point's
+        settings, its backend and the ``samples`` of its largest job: a GPU job's host
+        work may be parallel too), else 1."""
         pt = self.point(point)
-        if pt.backend != "cpu":
-            return 1
         job = {**pt.settings, "backend": pt.backend, "samples": pt.block_samples(0)}
         return self.threads if self.spec.uses_threads(job) else 1
 

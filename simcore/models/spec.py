@@ -218,9 +218,10 @@ class ModelSpec:
         raise NotImplementedError
 
     def uses_threads(self, cfg: Mapping[str, Any]) -> bool:
-        """Whether a CPU job of these settings runs on the campaign's ``threads`` cores
+        """Whether a job of these settings runs on the campaign's ``threads`` cores
         (``cfg``: the point's model settings, its ``backend`` and the ``samples`` of its
-        largest job)."""
+        largest job): a CPU job whose schedule is parallel, a GPU job only where its host
+        work is."""
         return False
 
     def work(self, job: Mapping[str, Any], rates: Mapping[str, float]) -> Work:

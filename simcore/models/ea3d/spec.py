@@ -82,8 +82,9 @@ class EA3DSpec(ModelSpec):
         )
 
     def uses_threads(self, cfg: Mapping[str, Any]) -> bool:
-        """The CPU sweep runs the sites of a colour in parallel."""
-        return True
+        """The CPU sweep runs the sites of a colour in parallel (a GPU job runs on the GPU:
+        one core)."""
+        return cfg.get("backend") == "cpu"
 
     def work(self, job: Mapping[str, Any], rates: Mapping[str, float]) -> Work:
         """``4 L^3 t_max samples`` spin-flip attempts; the state is 20 words of 8 bytes per

@@ -133,8 +133,9 @@ class FCCSpec(ModelSpec):
         return f"fcc_{par}_{cfg['active']}_{how}_{cfg['backend']}"
 
     def uses_threads(self, cfg: Mapping[str, Any]) -> bool:
-        """dt (the CPU DD) and slabs run their blocks or slabs in parallel."""
-        return cfg.get("scheme") in SCHEME_KEYS
+        """dt (the CPU DD) and slabs run their blocks or slabs in parallel on the CPU (a GPU
+        job runs on the GPU: one core)."""
+        return cfg.get("backend") == "cpu" and cfg.get("scheme") in SCHEME_KEYS
 
     def work(self, job: Mapping[str, Any], rates: Mapping[str, float]) -> Work:
         """``L^3/2 t_max samples`` exchange attempts (CPU: at one core's rate, whatever the

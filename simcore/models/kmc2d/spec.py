@@ -186,7 +186,9 @@ class KMC2DSpec(ModelSpec):
     def uses_threads(self, cfg: Mapping[str, Any]) -> bool:
         """The tile algorithm advances its patches in parallel on the CPU; serial and bkl
         run a job's samples in parallel, one per core, so they take the cores only when
-        a job has more than one sample."""
+        a job has more than one sample (a GPU job runs on the GPU: one core)."""
+        if cfg.get("backend") != "cpu":
+            return False
         return scheme_of(cfg) == "tiles" or int(cfg.get("samples", 1)) > 1
 
     def work(self, job: Mapping[str, Any], rates: Mapping[str, float]) -> Work:

@@ -163,8 +163,9 @@ class KPZSpec(ModelSpec):
         return name
 
     def uses_threads(self, cfg: Mapping[str, Any]) -> bool:
-        """The DD schemes run their domains in parallel on the CPU."""
-        return is_dd(cfg)
+        """The DD schemes run their domains in parallel on the CPU (a GPU job runs on the
+        GPU: one core)."""
+        return cfg.get("backend") == "cpu" and is_dd(cfg)
 
     def work(self, job: Mapping[str, Any], rates: Mapping[str, float]) -> Work:
         """``L^dim t_max samples`` attempts; the state holds heights, slopes and the h(s),
