@@ -33,7 +33,7 @@ from simcore.models.spec import BenchKernel
 BENCH_FCC_FIELDS = (
     "implementation", "backend", "device", "threads", "L", "c", "epsilon", "active",
     "block_side", "t_quench", "open_bonds", "mcs", "seconds", "attempts_per_s",
-    "attempts_per_s_min", "attempts_per_s_max", "moves_per_attempt", "commit",
+    "attempts_per_s_min", "attempts_per_s_max", "moves_per_attempt", "commit", "samples",
 )  # fmt: skip
 SEED = 0x5EED
 
@@ -87,24 +87,25 @@ def _cpu_runs(L: int, b: int, slabs: int, thr: np.ndarray, t0: int, mcs: int) ->
     }
 
 
-def _gpu_runs(L: int, b: int, thr: np.ndarray, t0: int, mcs: int) -> dict:
+def _gpu_runs(L: int, b: int, thr: np.ndarray, t0: int, mcs: int, samples: int = 1) -> dict:
     """The GPU implementations (dt, both species active: the decomposed schedules need
     it, see :mod:`simcore.models.fcc`): one launch per block set (the default) and blocks
-    ahead of time, compared in the same run."""
+    ahead of time, compared in the same run; ``samples`` copies of the lattice in one
+    launch (each sample its own random numbers), as a campaign's job runs them."""
     import cupy as cp
 
     from simcore.models.fcc.gpu import DTKernel
 
     out = {}
     for ahead, name in ((False, "GPU dt"), (True, "GPU dt, blocks ahead of time")):
-        k = DTKernel(L, b, 1, SEED, 0, thr, True, ahead=ahead)
+        k = DTKernel(L, b, samples, SEED, 0, thr, True, ahead=ahead)
 
         def run(lat: np.ndarray, k=k) -> int:
-            k.upload(lat[None])
+            k.upload(np.repeat(lat[None], samples, axis=0))
             cp.cuda.runtime.deviceSynchronize()
             k.sweeps(t0, mcs)
             cp.cuda.runtime.deviceSynchronize()
-            return int(k.moves[0])
+            return int(np.sum(k.moves))
 
         out[name] = (1, "both", b, run)
     return out
@@ -149,9 +150,11 @@ def run_bench_fcc(
     backend: str,
     append: str | None,
     csv_path: str | None,
+    gpu_samples: int = 1,
 ) -> str:
     """kelling2012 Figs. 6 and 7: attempts per second of every implementation along a
-    quench; markdown report, optional CSV rows (one per implementation and stop)."""
+    quench (the GPU's with ``gpu_samples`` samples per launch); markdown report,
+    optional CSV rows (one per implementation and stop)."""
     gpu = backend == "gpu"
     device = cpu_name()
     if gpu:
@@ -170,14 +173,18 @@ def run_bench_fcc(
         runs = {}
         if gpu:
             runs.update(
-                {k: (v, mcs, device) for k, v in _gpu_runs(L, block_side, thr, t, mcs).items()}
+                {
+                    k: (v, mcs, device)
+                    for k, v in _gpu_runs(L, block_side, thr, t, mcs, gpu_samples).items()
+                }  # fmt: skip
             )
         if i in (0, len(stops) - 1):
             cpu = _cpu_runs(L, cpu_block_side, slabs, thr, t, cpu_mcs)
             runs.update({k: (v, cpu_mcs, cpu_name()) for k, v in cpu.items()})
         for name, ((threads, active, b, run), n_mcs, dev) in runs.items():
             secs, moves = _timed(run, state, repeats)
-            rates = [n_mcs * N / s for s in secs]
+            n_samples = gpu_samples if name.startswith("GPU") else 1
+            rates = [n_samples * n_mcs * N / s for s in secs]
             row = {
                 "implementation": name,
                 "backend": "gpu" if name.startswith("GPU") else "cpu",
@@ -195,8 +202,9 @@ def run_bench_fcc(
                 "attempts_per_s": statistics.median(rates),
                 "attempts_per_s_min": min(rates),
                 "attempts_per_s_max": max(rates),
-                "moves_per_attempt": moves / (n_mcs * N),
+                "moves_per_attempt": moves / (n_samples * n_mcs * N),
                 "commit": commit,
+                "samples": n_samples,
             }
             rows.append(row)
             print(
@@ -225,7 +233,8 @@ def run_bench_fcc(
     return report(
         f"fcc binary alloy KMC, L = {L} ({N} sites), c = {c:g}, epsilon = {epsilon:g}",
         f"device: {device}; CPU: {cpu_name()}; GPU blocks of {block_side}, CPU DD blocks of "
-        f"{cpu_block_side}, {slabs} slabs; {mcs} MCS per GPU run, {cpu_mcs} per CPU run, "
+        f"{cpu_block_side}, {slabs} slabs; {mcs} MCS per GPU run ({gpu_samples} sample(s) "
+        f"per launch), {cpu_mcs} per CPU run, "
         f"{repeats} repeat(s)",
         commit,
         lines,
@@ -252,6 +261,9 @@ def _fcc_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--mcs", type=int, default=100, help="MCS per GPU run (default 100)")
     ap.add_argument("--cpu-mcs", type=int, default=1, help="MCS per CPU run (default 1)")
     ap.add_argument("--repeats", type=int, default=5, help="timed repeats (default 5)")
+    ap.add_argument("--gpu-samples", type=int, default=1,
+                    help="samples per GPU launch, each with its own random numbers; "
+                         "attempts/s counts all of them (default 1)")  # fmt: skip
     add_backend_option(ap)
     add_output_options(ap)  # fmt: skip
 
@@ -271,12 +283,15 @@ def _run_fcc(args: argparse.Namespace) -> str:
         raise ConfigError("--c", args.c, "must be in (0, 1)")
     if not args.epsilon >= 0:
         raise ConfigError("--epsilon", args.epsilon, "must be >= 0")
+    if args.gpu_samples < 1:
+        raise ConfigError("--gpu-samples", args.gpu_samples, "must be >= 1")
     if min(args.quench) < 0 or args.repeats < 1 or args.cpu_mcs < 1:
         raise ConfigError("--quench/--repeats/--cpu-mcs", "", "must be >= 0, >= 1, >= 1")
     slabs = args.slabs or numba.config.NUMBA_NUM_THREADS
     return run_bench_fcc(
         L, args.c, args.epsilon, args.block_side, args.cpu_block_side, slabs, args.quench,
         args.mcs, args.cpu_mcs, args.repeats, args.backend, args.append, args.csv,
+        args.gpu_samples,
     )  # fmt: skip
 
 
