@@ -185,9 +185,11 @@ def run_bench_kmc2d(
     bkl_events: int,
     append: str | None,
     csv_path: str | None,
+    dpb: int | None = None,
 ) -> str:
     """darkins2024 Fig. 3: events per second of the tile algorithm and of serial BKL, and
-    their ratio, for every (n, phi); markdown report, optional CSV rows."""
+    their ratio, for every (n, phi); markdown report, optional CSV rows.  ``dpb``: the
+    GPU's patches per thread block (None: the kernel's default)."""
     if backend == "gpu":
         from simcore.backends.cuda import gpu_device_name, require_gpu
 
@@ -200,7 +202,7 @@ def run_bench_kmc2d(
     rows = []
     for n in sizes:
         for phi in phis:
-            r = bench_tiles(n, phi, tile, relax, measure, repeats, backend)
+            r = bench_tiles(n, phi, tile, relax, measure, repeats, backend, dpb=dpb)
             b = bench_bkl(r["x"], phi, bkl_events) if bkl_events > 0 else None
             bkl = b["events_per_s"] if b else float("nan")
             row = {
@@ -242,8 +244,10 @@ def run_bench_kmc2d(
             f"| {r['accepted']} / {r['rejected']} | {r['events_per_tile_step']:.2f} "
             f"| {r['step_density']:.2f} |"
         )
+    blocks = f", {dpb} patches per block" if dpb and backend == "gpu" else ""
     return report(
-        f"Exact 2D KMC, SOS crystal growth, tile algorithm ({backend}, tile {tile}) vs serial BKL",
+        f"Exact 2D KMC, SOS crystal growth, tile algorithm ({backend}, tile {tile}{blocks}) vs "
+        "serial BKL",
         f"device: {device}; BKL on {cpu}; relax {relax:g} and measure {measure:g} events per "
         f"cell, {repeats} repeat(s); BKL timed over {bkl_events} events from the relaxed surface",
         commit,
@@ -288,6 +292,8 @@ def _tiles_arguments(ap: argparse.ArgumentParser) -> None:
         default=1_000_000,
         help="events of serial BKL timed from the relaxed surface (0: no BKL)",
     )
+    ap.add_argument("--dpb", type=int, default=None,
+                    help="GPU: patches per thread block (default the kernel's, 4)")  # fmt: skip
     add_output_options(ap)  # fmt: skip
 
 
@@ -303,8 +309,11 @@ def _run_tiles(args: argparse.Namespace) -> str:
             raise ConfigError(f"--{key}", getattr(args, key), "must be > 0")
     if args.repeats < 1:
         raise ConfigError("--repeats", args.repeats, "must be >= 1")
+    if args.dpb is not None and args.dpb not in (1, 2, 4, 8, 16, 32):
+        raise ConfigError("--dpb", args.dpb, "must be 1, 2, 4, 8, 16 or 32 patches per block")
     return run_bench_kmc2d(args.L, args.phi, B, args.backend, args.relax, args.measure,
-                           args.repeats, args.bkl_events, args.append, args.csv)  # fmt: skip
+                           args.repeats, args.bkl_events, args.append, args.csv,
+                           args.dpb)  # fmt: skip
 
 
 TILES = BenchKernel(
