@@ -91,7 +91,7 @@ from analysis.plotting import (
     unit_text,
     value_error_text,
 )
-from analysis.stats import group_slices, jackknife
+from analysis.stats import JACKKNIFE_DIM, jackknife_replicas, replica_error
 from simcore.interrupt import run_main
 from simcore.io.dataset import unit_attributes
 
@@ -105,7 +105,6 @@ __all__ = [
     "crossing_table",
     "crossings",
     "draw_figures",
-    "jackknife_error",
     "main",
 ]
 
@@ -166,37 +165,6 @@ def _derived(m: xr.Dataset, volume: float) -> xr.Dataset:
     return m.assign(binder=0.5 * (3.0 - q4 / q2**2), chi_sg=volume * q2)
 
 
-def _binder_replicas(last: xr.Dataset, slices: list[slice]) -> xr.DataArray:
-    """g of the leave-one-group-out means of [<q^2>] and [<q^4>] (``last``: per sample, the
-    last bin), along :data:`JK_DIM`."""
-    n = int(last.sizes["sample"])
-    total = last[["q2", "q4"]].sum("sample")
-    parts = xr.concat([last[["q2", "q4"]].isel(sample=sl).sum("sample") for sl in slices],
-                      dim=JK_DIM)  # fmt: skip
-    left = xr.DataArray([n - (sl.stop - sl.start) for sl in slices], dims=JK_DIM)
-    m = (total - parts) / left
-    return 0.5 * (3.0 - m["q4"] / m["q2"] ** 2)
-
-
-def jackknife_error(estimate: Any, replicas: Any, sizes: Sequence[int] | np.ndarray) -> np.ndarray:
-    """The jackknife standard error of ``estimate`` from its leave-one-group-out
-    ``replicas`` (axis 0: the groups, of ``sizes`` samples each): the weighted delete-m_g
-    jackknife of :mod:`analysis.stats` (the textbook formula for equal groups), so that
-    ``binder_err`` is that of ``binder_jk``; ``nan`` for fewer than two groups."""
-    est = np.asarray(estimate, dtype=float)
-    reps = np.asarray(replicas, dtype=float)
-    m = np.asarray(sizes, dtype=float)
-    g = m.size
-    if g < 2:
-        return np.full(np.broadcast_shapes(est.shape, reps.shape[1:]), np.nan)
-    n = m.sum()
-    shape = (-1,) + (1,) * (reps.ndim - 1)
-    h = (n / m).reshape(shape)
-    pseudo = h * est - (h - 1.0) * reps
-    theta = g * est - ((1.0 - m / n).reshape(shape) * reps).sum(axis=0)
-    return np.sqrt(((pseudo - theta) ** 2 / (h - 1.0)).sum(axis=0) / g)
-
-
 def _set(out: xr.Dataset, name: str, value: Any, long_name: str, units: dict, **extra: Any) -> None:
     """``out[name] = value`` with its CF attributes."""
     out[name] = value.variable if isinstance(value, xr.DataArray) else value
@@ -238,10 +206,12 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
         }
     ).astype(np.float64)
     per_sample = per_sample.drop_vars([c for c in per_sample.coords if c != "sample"])
-    est, err = jackknife(per_sample, partial(_derived, volume=float(L) ** 3), dim="sample",
-                         n_groups=groups, vectorized=True)  # fmt: skip
-    slices = group_slices(n, groups)
-    binder_jk = _binder_replicas(per_sample[["q2", "q4"]], slices)
+    derived = partial(_derived, volume=float(L) ** 3)
+    est, reps, sizes = jackknife_replicas(
+        per_sample, derived, dim="sample", n_groups=groups, vectorized=True
+    )
+    err = replica_error(est, reps, sizes)
+    binder_jk = reps["binder"].rename({JACKKNIFE_DIM: JK_DIM})
 
     T = ds["T"]
     coords: dict[str, Any] = {
@@ -253,7 +223,7 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
                     "long_name": "upper temperature T_(i+1) of the exchange pair"}),
         JK_DIM: (JK_DIM, np.arange(groups), {"long_name": "jackknife group left out",
                                              "units": "1"}),
-        "jk_group_size": (JK_DIM, np.array([sl.stop - sl.start for sl in slices]),
+        "jk_group_size": (JK_DIM, sizes.astype(np.int64),
                           {"long_name": "disorder samples in the group left out",
                            "units": "1"}),
     }  # fmt: skip
@@ -375,8 +345,8 @@ def _pair_rows(a: xr.Dataset, b: xr.Dataset) -> list[dict[str, Any]]:
     jk2 = np.asarray(b["binder_jk"].transpose(JK_DIM, "T").values, dtype=float)
     for k, i in enumerate(at):
         t = float(_interpolate(T, d, i))
-        var1 = jackknife_error(t, _interpolate(T, jk1 - g2, i), a["jk_group_size"].values) ** 2
-        var2 = jackknife_error(t, _interpolate(T, g1 - jk2, i), b["jk_group_size"].values) ** 2
+        var1 = replica_error(t, _interpolate(T, jk1 - g2, i), a["jk_group_size"].values) ** 2
+        var2 = replica_error(t, _interpolate(T, g1 - jk2, i), b["jk_group_size"].values) ** 2
         note = "" if len(at) == 1 else (
             f"sign change {k + 1} of {len(at)} in {span}: no single crossing (noise, or "
             "curves that touch)")  # fmt: skip

@@ -42,6 +42,8 @@ __all__ = [
     "default_groups",
     "group_slices",
     "jackknife",
+    "jackknife_replicas",
+    "replica_error",
 ]
 
 #: Default upper bound on the number of jackknife groups.
@@ -138,6 +140,24 @@ def jackknife(
     JackknifeResult
         ``(estimate, error)``.  With a single sample the error is NaN everywhere.
     """
+    estimate, reps, sizes = jackknife_replicas(
+        data, func, dim=dim, n_groups=n_groups, vectorized=vectorized
+    )
+    return JackknifeResult(estimate, replica_error(estimate, reps, sizes))
+
+
+def jackknife_replicas(
+    data: T,
+    func: Callable[[Any], Any] | None = None,
+    *,
+    dim: str = "sample",
+    n_groups: int | None = None,
+    vectorized: bool = False,
+) -> tuple[Any, Any, np.ndarray]:
+    """``func(mean)``, its leave-one-group-out replicas (stacked along
+    :data:`JACKKNIFE_DIM` for xarray output, on axis 0 for arrays; None for fewer than two
+    groups) and the group sizes: what :func:`jackknife` makes its error of, for callers
+    that need the replicas themselves (arguments as for :func:`jackknife`)."""
     f = _identity if func is None else func
     xarray_input = _is_xarray(data)
     if xarray_input:
@@ -162,13 +182,9 @@ def jackknife(
 
     full_sum = total(data)
     estimate = f(full_sum / n)
-    if g < 2:
-        nan_err = (
-            (estimate * np.nan) if _is_xarray(estimate) else np.full(np.shape(estimate), np.nan)
-        )
-        return JackknifeResult(estimate, nan_err)
-
     sizes = np.array([sl.stop - sl.start for sl in slices], dtype=float)
+    if g < 2:
+        return estimate, None, sizes
     if vectorized:
         if not xarray_input:
             raise ValueError("vectorized=True needs xarray input")
@@ -179,14 +195,30 @@ def jackknife(
             f((full_sum - total(part(sl))) / (n - m)) for sl, m in zip(slices, sizes, strict=True)
         ]
         reps = _stack(replicas)
+    return estimate, reps, sizes
 
-    # Weighted delete-m_g jackknife (Busing et al. 1999); h_g = n / m_g.
+
+def replica_error(estimate: Any, reps: Any, sizes: np.ndarray) -> Any:
+    """The jackknife standard error of ``estimate`` from its leave-one-group-out replicas
+    ``reps`` (along :data:`JACKKNIFE_DIM`, or axis 0 for arrays) of groups of ``sizes``
+    samples: the weighted delete-m_g jackknife (Busing et al. 1999; the textbook formula
+    for equal groups).  NaN everywhere for fewer than two groups (``reps`` None)."""
+    sizes = np.asarray(sizes, dtype=float)
+    g = sizes.size
+    if reps is None or g < 2:
+        if _is_xarray(estimate):
+            return estimate * np.nan
+        shape = np.shape(estimate) if reps is None else np.broadcast_shapes(
+            np.shape(estimate), np.shape(reps)[1:])  # fmt: skip
+        return np.full(shape, np.nan)
+    n = sizes.sum()
+    # h_g = n / m_g
     h = n / sizes
     hw = _weights(h, reps)
     pseudo = hw * estimate - (hw - 1.0) * reps
     theta_j = g * estimate - _sum_groups(_weights(1.0 - sizes / n, reps) * reps)
     var = _sum_groups((pseudo - theta_j) ** 2 / (hw - 1.0)) / g
     error = var**0.5
-    if xarray_input and _is_xarray(error):
+    if _is_xarray(error):
         error = error.drop_vars(_JK_DIM, errors="ignore")
-    return JackknifeResult(estimate, error)
+    return error

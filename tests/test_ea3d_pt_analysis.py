@@ -22,7 +22,8 @@ from conftest import run_and_load
 from test_figures import _means_without_errors
 
 from analysis import ea3d_pt
-from analysis.ea3d_pt import analyze, crossings, draw_figures, jackknife_error
+from analysis.ea3d_pt import analyze, crossings, draw_figures
+from analysis.stats import replica_error
 from simcore.config import validate_run_config
 from simcore.io.dataset import write_dataset
 from simcore.models import registry
@@ -128,12 +129,12 @@ def test_equilibrium_values_are_the_last_bin_and_g_is_the_binder_ratio(
         np.testing.assert_allclose(an["chi_sg"].values, L**3 * q2, rtol=1e-12)
         err = an["binder_err"].values
         assert np.all(np.isfinite(err)) and np.all(err > 0)
-        mine = jackknife_error(an["binder"].values, an["binder_jk"].values,
+        mine = replica_error(an["binder"].values, an["binder_jk"].values,
                                an["jk_group_size"].values)  # fmt: skip
         np.testing.assert_allclose(mine, err, rtol=1e-10)
         five = analyze(raw, n_groups=5)  # unequal groups: the weighted jackknife
         assert sorted(set(five["jk_group_size"].values.tolist())) == [25, 26]
-        mine = jackknife_error(five["binder"].values, five["binder_jk"].values,
+        mine = replica_error(five["binder"].values, five["binder_jk"].values,
                                five["jk_group_size"].values)  # fmt: skip
         np.testing.assert_allclose(mine, five["binder_err"].values, rtol=1e-10)
         np.testing.assert_allclose(an["energy_bin_mean"].isel(t=-1).values,
