@@ -31,6 +31,7 @@ from typing import Any
 from simcore.checks import ConfigError, check_int, check_real
 from simcore.models.ea3d.lattice import LAYOUTS
 from simcore.models.ea3d.pt_ladder import auto_n_temperatures
+from simcore.models.ea3d.spec import check_coded_words, check_lattice
 from simcore.models.spec import Key, ModelSpec, Simulation, Work, format_number
 
 #: Temperatures of a ladder at most (two slots each).
@@ -72,11 +73,7 @@ class EA3DPTSpec(ModelSpec):
         """An even size the layout supports, 0 < T_min < T_max, a ladder of 2..256
         temperatures (auto resolved here), whole coded words, and t_max = exchange_every
         times a power of two."""
-        L = check_int(cfg, "L", lo=2, hi=1024)
-        if L % 2:
-            raise ConfigError("L", L, "must be even (checkerboard)")
-        if cfg["layout"] == "bitwise" and L & (L - 1):
-            raise ConfigError("layout", "bitwise", f"needs L = 2^l, got L = {L}")
+        L = check_lattice(cfg)
         T_min = check_real(cfg, "T_min", positive=True)
         T_max = check_real(cfg, "T_max", positive=True)
         if not T_max > T_min:
@@ -94,12 +91,7 @@ class EA3DPTSpec(ModelSpec):
                 f"must be exchange_every ({every}) times a power of two, e.g. {good} "
                 "(logarithmic bins: the last bin is the second half of the run)",
             )  # fmt: skip
-        if cfg["samples"] % 64:
-            raise ConfigError(
-                "samples", cfg["samples"], "must be a multiple of 64 (one coded word)"
-            )
-        if cfg["sample_offset"] % 64:
-            raise ConfigError("sample_offset", cfg["sample_offset"], "must be a multiple of 64")
+        check_coded_words(cfg)
 
     def point_name(self, cfg: Mapping[str, Any]) -> str:
         """``ea3d_pt_L8_T0.9-2_n12_sliced_gpu``."""

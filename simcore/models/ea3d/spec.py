@@ -15,6 +15,25 @@ PRNGS = ("philox", "minstd", "pr64", "mt19937")
 _LULLI = "lulli2015"
 
 
+def check_lattice(cfg: Mapping[str, Any]) -> int:
+    """L of an EA3D run config: even (checkerboard), and a power of two for the bitwise
+    layout (shared by ea3d and ea3d_pt)."""
+    L = check_int(cfg, "L", lo=2, hi=1024)
+    if L % 2:
+        raise ConfigError("L", L, "must be even (checkerboard)")
+    if cfg["layout"] == "bitwise" and L & (L - 1):
+        raise ConfigError("layout", "bitwise", f"needs L = 2^l, got L = {L}")
+    return L
+
+
+def check_coded_words(cfg: Mapping[str, Any]) -> None:
+    """Whole 64-sample coded words: ``samples`` and ``sample_offset`` multiples of 64."""
+    if cfg["samples"] % 64:
+        raise ConfigError("samples", cfg["samples"], "must be a multiple of 64 (one coded word)")
+    if cfg["sample_offset"] % 64:
+        raise ConfigError("sample_offset", cfg["sample_offset"], "must be a multiple of 64")
+
+
 class EA3DSpec(ModelSpec):
     """3D Edwards-Anderson +-J spin glass (lulli2015): a quench to T under checkerboard
     Metropolis with asynchronous multispin coding, on CPU cores, one GPU or several."""
@@ -58,21 +77,12 @@ class EA3DSpec(ModelSpec):
 
     def validate(self, cfg: dict[str, Any]) -> None:
         """An even size the layout supports, T > 0, whole coded words of samples."""
-        L = check_int(cfg, "L", lo=2, hi=1024)
-        if L % 2:
-            raise ConfigError("L", L, "must be even (checkerboard)")
-        if cfg["layout"] == "bitwise" and L & (L - 1):
-            raise ConfigError("layout", "bitwise", f"needs L = 2^l, got L = {L}")
+        check_lattice(cfg)
         T = cfg["T"]
         if isinstance(T, bool) or not isinstance(T, int | float) or not T > 0:
             raise ConfigError("T", T, "must be a number > 0")
         cfg["T"] = float(T)
-        if cfg["samples"] % 64:
-            raise ConfigError(
-                "samples", cfg["samples"], "must be a multiple of 64 (one coded word)"
-            )
-        if cfg["sample_offset"] % 64:
-            raise ConfigError("sample_offset", cfg["sample_offset"], "must be a multiple of 64")
+        check_coded_words(cfg)
 
     def point_name(self, cfg: Mapping[str, Any]) -> str:
         """``ea3d_L16_T0.8_sliced_philox_gpu``."""
