@@ -91,7 +91,7 @@ class PTSimulation(OnCPU, LockstepProgress):
             "walker": np.repeat(np.arange(self.n_slots) // 2, n).reshape(self.n_slots, n),
             "trip_state": np.zeros((2, nT, n), dtype=np.int8),
             "round_trips": np.zeros((n, 2, nT), dtype=np.int64),
-            "accepted": np.zeros((n, max(nT - 1, 1)), dtype=np.int64),
+            "accepted": np.zeros((n, nT - 1), dtype=np.int64),
             "e_sum": np.zeros((nb, nT, n)),
             "q2_sum": np.zeros((nb, nT, n)),
             "q4_sum": np.zeros((nb, nT, n)),
@@ -116,7 +116,7 @@ class PTSimulation(OnCPU, LockstepProgress):
     def exchange_steps(self, st: dict, count: int) -> None:
         """``count`` exchange steps: ``exchange_every`` sweeps, the exchange, and the
         measurement added to its logarithmic bin, each."""
-        masks = np.zeros((2, max(self.n_T - 1, 1), self.k), dtype=np.uint64)
+        masks = np.zeros((2, self.n_T - 1, self.k), dtype=np.uint64)
         for _ in range(count):
             m = int(st["m"])
             self._sweeps(st, m * self.every, self.every)
@@ -124,8 +124,7 @@ class PTSimulation(OnCPU, LockstepProgress):
             exchange_step(E, self.betas, masks, st["walker"], st["trip_state"],
                           st["round_trips"], st["accepted"], m,
                           int(self.cfg["sample_offset"]), self.k0, self.k1)  # fmt: skip
-            if self.n_T > 1:
-                self._swap(st, masks)
+            self._swap(st, masks)
             accumulate(E, self._agreeing(st), self.V, log_bin(m + 1), st["e_sum"],
                        st["q2_sum"], st["q4_sum"])  # fmt: skip
             st["m"] = m + 1
@@ -152,7 +151,7 @@ class PTSimulation(OnCPU, LockstepProgress):
         bins = np.arange(self.n_bins)
         m_last = 1 << bins
         m_first = np.where(bins == 0, 1, (m_last >> 1) + 1)
-        count = (m_last - m_first + 1).astype(float)
+        count = m_last - m_first + 1  # measurements per bin
         sweeps = time_attributes(spec, self.cfg)
         coords = {
             "sample": sample_coord(self.cfg, self.samples, long_name="disorder sample index",
@@ -165,9 +164,9 @@ class PTSimulation(OnCPU, LockstepProgress):
                    "(one per exchange step); the last bin is the second half of the run"}),
             "t_first": ("t", m_first * self.every,
                         {**sweeps, "long_name": "first sweep measured in the bin"}),
-            "measurements": ("t", m_last - m_first + 1,
+            "measurements": ("t", count,
                              {"long_name": "measurements in the bin", "units": "1"}),
-            "T_pair": ("T_pair", np.arange(max(self.n_T - 1, 1)),
+            "T_pair": ("T_pair", np.arange(self.n_T - 1),
                        {"long_name": "exchange pair i: temperatures T_i and T_(i+1)",
                         "units": "1"}),
             "replica": ("replica", np.arange(2), {"long_name": "real replica", "units": "1"}),
