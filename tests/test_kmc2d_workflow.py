@@ -283,6 +283,32 @@ def test_samples_in_parallel_give_the_same_run_file_for_any_thread_count(
         assert_same_run_files(files[0], other)
 
 
+@pytest.mark.parametrize("rates", ["sos", "ising"])
+def test_bkl_batches_of_sampling_times_give_the_same_run_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rates: str
+) -> None:
+    """A bkl step runs its samples through as many sampling times as its wall-time budget
+    reaches; the batches depend on the machine's speed, the run file must not: one
+    sampling time per step and the whole run in one step give the same file (wall
+    times aside)."""
+    from simcore.models.kmc2d import simulation
+
+    cfg = validate_run_config(job(rates, scheme="bkl", samples=3, t_max=40))
+    steps = {}
+    for budget in (0.0, 1e9):
+        monkeypatch.setattr(simulation, "BATCH_SECONDS", budget)
+        sim = simulation.KMC2DSimulation(cfg)
+        st, n = sim.initial_state(), 0
+        while not sim.done(st):
+            sim.step(st)
+            n += 1
+        steps[budget] = n
+        assert run_job(cfg, tmp_path / f"b{budget}.nc", progress=False) == EXIT_OK
+    # t = 0, then t = 1 (the first step that advances sets the pace), then all the rest
+    assert steps[0.0] == sim.times.size and steps[1e9] == 3
+    assert_same_run_files(tmp_path / "b0.0.nc", tmp_path / "b1000000000.0.nc")
+
+
 @pytest.mark.parametrize(("rates", "scheme"), [("sos", "tiles"), ("ising", "serial"),
                                                ("sos", "bkl")])  # fmt: skip
 def test_resume_after_every_step_is_bit_identical(tmp_path: Path, rates: str, scheme: str):

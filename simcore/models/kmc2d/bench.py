@@ -534,10 +534,11 @@ def job_speed(cfg: dict, threads: int) -> tuple[int, float, float]:
         sim = KMC2DSimulation(cfg)
         advance, used = sim._advance, [0.0]
 
-        def timed(st: dict, target: float) -> None:
+        def timed(st: dict, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             start = time.process_time()
-            advance(st, target)
+            out = advance(st, targets)
             used[0] += time.process_time() - start
+            return out
 
         sim._advance = timed
         st = sim.initial_state()

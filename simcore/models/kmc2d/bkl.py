@@ -9,8 +9,9 @@ at or after t_end is not applied (waiting times are memoryless, so the state at 
 is exact in law).  Rates come from the same class tables as the waiting-time code.
 
 :func:`bkl_run_samples` runs the samples of a job at once, one per core (numba's
-threads): each sample's numbers depend on its index alone, so the lattices are the same
-for any number of threads.  This is the CPU production path of the engine (the fastest
+threads), each through several sampling times without waiting for the others: each
+sample's numbers depend on its index alone, so the lattices are the same for any number
+of threads.  This is the CPU production path of the engine (the fastest
 exact integrator on one core, BENCHMARKS.md).
 """
 
@@ -78,8 +79,14 @@ def bkl_run(x, t, t_end, step, model, rates, sample, k0, k1, max_events=-1):
     (t_end or the time when no event is possible, the next step counter, events).
     With ``max_events`` >= 0 it stops after that many events instead, returning the
     time of the last one."""
-    n, m = x.shape
     tree, size = _build(x, model, rates)
+    return _run(x, tree, size, t, t_end, step, model, rates, sample, k0, k1, max_events)
+
+
+@numba.njit(cache=True)
+def _run(x, tree, size, t, t_end, step, model, rates, sample, k0, k1, max_events):
+    """:func:`bkl_run` on a sum tree that holds x's rates (kept up to date)."""
+    n, m = x.shape
     events = 0
     while events != max_events:
         total = tree[1]
@@ -103,12 +110,24 @@ def bkl_run(x, t, t_end, step, model, rates, sample, k0, k1, max_events=-1):
 
 
 @numba.njit(parallel=True, cache=True)
-def bkl_run_samples(x, t, t_end, step, events, model, rates, k0, k1):
-    """Every sample s (x[s], an L x L lattice) from t[s] to t_end by :func:`bkl_run` with
-    sample index s, the samples in parallel over numba's threads; t[s] becomes t_end,
-    step[s] the next step counter and events[s] grows by the sample's events."""
+def bkl_run_samples(x, t, targets, step, events, model, rates, k0, k1, lattices, events_at):
+    """Every sample s (x[s], an L x L lattice) from t[s] through the times ``targets``
+    (increasing) by :func:`bkl_run` with sample index s, the samples in parallel over
+    numba's threads, each through all targets in one go (no wait for the other samples
+    at each target, one sum tree per sample).  At target k, x[s] is copied to
+    lattices[k, s] and the sample's events so far to events_at[k, s]; at the end t[s] is
+    the last target, step[s] the next step counter and events[s] has grown by the
+    sample's events.  A sample's numbers depend on its index alone, so the lattices are
+    the same for any number of threads and any split of the targets between calls."""
     for s in numba.prange(x.shape[0]):
-        _, step_s, ev = bkl_run(x[s], t[s], t_end, step[s], model, rates, s, k0, k1)
-        t[s] = t_end
-        step[s] = step_s
-        events[s] += ev
+        tree, size = _build(x[s], model, rates)
+        t_s, step_s, ev_s = t[s], step[s], events[s]
+        for k in range(targets.size):
+            t_s, step_s, ev = _run(
+                x[s], tree, size, t_s, targets[k], step_s, model, rates, s, k0, k1, -1
+            )
+            t_s = targets[k]
+            ev_s += ev
+            lattices[k, s] = x[s]
+            events_at[k, s] = ev_s
+        t[s], step[s], events[s] = t_s, step_s, ev_s

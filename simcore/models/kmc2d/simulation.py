@@ -49,6 +49,12 @@ from simcore.models.lockstep import LockstepProgress
 from simcore.sampling import sampling_times
 from simcore.seeding import philox_key
 
+#: Wall seconds a bkl step aims at: its samples run through every sampling time the pace
+#: of the last step reaches in that time without waiting for each other (one parallel
+#: region per step, whose start and end cost milliseconds on a loaded machine), while
+#: progress lines, checkpoints and wall-time stops still come about this often.
+BATCH_SECONDS = 1.0
+
 
 def _spec():
     """The kmc2d spec (its time and energy units), from the registry: the spec builds this
@@ -107,7 +113,10 @@ class KMC2DSimulation(OnCPU, LockstepProgress):
         self.scheme, self.tile = str(cfg["scheme"]), int(cfg.get("tile", 8))
         self.times = sampling_times(cfg["t_max"], cfg["points_per_decade"], [])
         self.k0, self.k1 = philox_key(cfg["seed"])
-        #: The integrator of the scheme, chosen once.
+        #: Model time per wall second of the last step (bkl's batches), None before one.
+        self._pace: float | None = None
+        #: The integrator of the scheme, chosen once: (state, targets) -> (lattices at
+        #: the targets, events so far at the targets); only bkl gets several targets.
         self._advance = {"tiles": self._step_tiles, "serial": self._step_serial,
                          "bkl": self._step_bkl}[self.scheme]  # fmt: skip
 
@@ -153,17 +162,42 @@ class KMC2DSimulation(OnCPU, LockstepProgress):
 
     # -- dynamics ------------------------------------------------------------
     def step(self, st: dict) -> None:
-        """Advance every sample to the next sampling time and record the observables."""
+        """Advance every sample to the next sampling time (bkl: to the sampling times
+        about :data:`BATCH_SECONDS` of wall time ahead, each sample through them without
+        waiting for the others) and record the observables there."""
         ti = int(st["ti"])
-        target = float(self.times[ti])
+        stop = self._batch_stop(st, ti)
+        before = int(st["events"].sum())
         start = time.perf_counter()
-        self._advance(st, target)
-        st["wall"][ti] = (st["wall"][ti - 1] if ti > 0 else 0.0) + time.perf_counter() - start
-        self._measure(st, ti)
-        st["ti"] = ti + 1
+        lattices, events = self._advance(st, self.times[ti:stop])
+        elapsed = time.perf_counter() - start
+        wall0 = st["wall"][ti - 1] if ti > 0 else 0.0
+        # a batch's wall time is shared among its sampling times by the events up to each
+        done = events.sum(axis=1) - before
+        n = stop - ti
+        share = done / done[-1] if done[-1] > 0 else np.arange(1, n + 1) / n
+        for j, k in enumerate(range(ti, stop)):
+            st["wall"][k] = wall0 + elapsed * share[j]
+            self._measure(st, k, lattices[j], events[j])
+        st["ti"] = stop
+        advanced = self.times[stop - 1] - (self.times[ti - 1] if ti else 0.0)
+        if elapsed > 0 and advanced > 0:
+            self._pace = advanced / elapsed
 
-    def _step_tiles(self, st: dict, target: float) -> None:
+    def _batch_stop(self, st: dict, ti: int) -> int:
+        """One past the last sampling time of the next step: the next one, except under
+        bkl, whose step covers the sampling times that the last step's pace (model time
+        per wall second) reaches in :data:`BATCH_SECONDS`, at least one."""
+        if self.scheme != "bkl" or self._pace is None:
+            return ti + 1
+        t_now = self.times[ti - 1] if ti else 0.0
+        horizon = t_now + self._pace * BATCH_SECONDS
+        return max(ti + 1, int(np.searchsorted(self.times, horizon, side="right")))
+
+    def _step_tiles(self, st: dict, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         from simcore.models.kmc2d.tiles import StepControl, TileIntegrator
+
+        (target,) = targets
 
         for s in range(self.samples):
             n0 = int(st["accepted"][s] + st["rejected"][s])
@@ -197,10 +231,12 @@ class KMC2DSimulation(OnCPU, LockstepProgress):
                 if n0 + j < HISTORY:
                     st["hist_dt"][s, n0 + j] = dt
                     st["hist_ok"][s, n0 + j] = int(ok)
+        return st["x"][None], st["events"][None]
 
-    def _step_serial(self, st: dict, target: float) -> None:
+    def _step_serial(self, st: dict, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         from simcore.models.kmc2d.serial import serial_run_samples
 
+        (target,) = targets
         serial_run_samples(
             st["x"],
             st["tau"],
@@ -214,26 +250,34 @@ class KMC2DSimulation(OnCPU, LockstepProgress):
             self.k0,
             self.k1,
         )
+        return st["x"][None], st["events"][None]
 
-    def _step_bkl(self, st: dict, target: float) -> None:
+    def _step_bkl(self, st: dict, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         from simcore.models.kmc2d.bkl import bkl_run_samples
 
+        lattices = np.empty((targets.size, *st["x"].shape), dtype=st["x"].dtype)
+        events = np.empty((targets.size, self.samples), dtype=np.int64)
         bkl_run_samples(
             st["x"],
             st["t"],
-            target,
+            np.ascontiguousarray(targets, dtype=np.float64),
             st["bkl_step"],
             st["events"],
             self.model,
             self.rates,
             self.k0,
             self.k1,
+            lattices,
+            events,
         )
+        return lattices, events
 
-    def _measure(self, st: dict, ti: int) -> None:
+    def _measure(self, st: dict, ti: int, lattices: np.ndarray, events: np.ndarray) -> None:
+        """Record sampling time ti: the observables of ``lattices`` (one per sample) and
+        ``events``, and the step counts of the state (tiles; zero otherwise)."""
         J, h = (self.params[0], self.params[1]) if self.model == ISING else (0.0, 0.0)
         for s in range(self.samples):
-            x = st["x"][s]
+            x = lattices[s]
             if self.model == SOS:
                 st["obs_mean_h"][s, ti] = x.mean()
                 st["obs_W2"][s, ti] = x.var()
@@ -241,7 +285,7 @@ class KMC2DSimulation(OnCPU, LockstepProgress):
                 st["obs_magnetization"][s, ti] = x.mean()
                 st["obs_energy"][s, ti] = ising_energy(x, J, h)
             st["obs_step_density"][s, ti] = step_density(x)
-        st["obs_events"][:, ti] = st["events"]
+        st["obs_events"][:, ti] = events
         st["obs_accepted"][:, ti] = st["accepted"]
         st["obs_rejected"][:, ti] = st["rejected"]
         st["obs_dt"][:, ti] = st["dt"] if self.scheme == "tiles" else np.nan
@@ -380,7 +424,8 @@ class KMC2DGPUSimulation(OnGPU, KMC2DSimulation):
         for s in range(self.samples):
             st["hist_dt"][s, min(int(n_steps[s]), HISTORY) :] = np.nan
 
-    def _step_gpu(self, st: dict, target: float) -> None:
+    def _step_gpu(self, st: dict, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        (target,) = targets
         k = self._kernel
         if not self._on_device:
             k.upload(
@@ -399,3 +444,4 @@ class KMC2DGPUSimulation(OnGPU, KMC2DSimulation):
             self._on_device = True
         k.run_to(target)
         self._pull(st, full=False)
+        return st["x"][None], st["events"][None]
