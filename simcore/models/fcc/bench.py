@@ -17,7 +17,7 @@ import argparse
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numba
 import numpy as np
@@ -150,11 +150,12 @@ def run_bench_fcc(
     backend: str,
     append: str | None,
     csv_path: str | None,
-    gpu_samples: int = 1,
+    gpu_samples: Sequence[int] = (1,),
 ) -> str:
     """kelling2012 Figs. 6 and 7: attempts per second of every implementation along a
-    quench (the GPU's with ``gpu_samples`` samples per launch); markdown report,
-    optional CSV rows (one per implementation and stop)."""
+    quench (the GPU's with each of ``gpu_samples`` samples per launch, as a campaign's
+    GPU job runs its samples: more samples, more independent blocks per launch);
+    markdown report, optional CSV rows (one per implementation and stop)."""
     gpu = backend == "gpu"
     device = cpu_name()
     if gpu:
@@ -171,19 +172,14 @@ def run_bench_fcc(
     for i, (t, state) in enumerate(_quench(lat0, L, block_side, thr, stops, gpu)):
         ob = open_bonds_per_b(state, L)
         runs = {}
-        if gpu:
-            runs.update(
-                {
-                    k: (v, mcs, device)
-                    for k, v in _gpu_runs(L, block_side, thr, t, mcs, gpu_samples).items()
-                }  # fmt: skip
-            )
+        for S in gpu_samples if gpu else ():
+            for k, v in _gpu_runs(L, block_side, thr, t, mcs, S).items():
+                runs[k if S == 1 else f"{k}, {S} samples per launch"] = (v, mcs, device, S)
         if i in (0, len(stops) - 1):
             cpu = _cpu_runs(L, cpu_block_side, slabs, thr, t, cpu_mcs)
-            runs.update({k: (v, cpu_mcs, cpu_name()) for k, v in cpu.items()})
-        for name, ((threads, active, b, run), n_mcs, dev) in runs.items():
+            runs.update({k: (v, cpu_mcs, cpu_name(), 1) for k, v in cpu.items()})
+        for name, ((threads, active, b, run), n_mcs, dev, n_samples) in runs.items():
             secs, moves = _timed(run, state, repeats)
-            n_samples = gpu_samples if name.startswith("GPU") else 1
             rates = [n_samples * n_mcs * N / s for s in secs]
             row = {
                 "implementation": name,
@@ -233,8 +229,8 @@ def run_bench_fcc(
     return report(
         f"fcc binary alloy KMC, L = {L} ({N} sites), c = {c:g}, epsilon = {epsilon:g}",
         f"device: {device}; CPU: {cpu_name()}; GPU blocks of {block_side}, CPU DD blocks of "
-        f"{cpu_block_side}, {slabs} slabs; {mcs} MCS per GPU run ({gpu_samples} sample(s) "
-        f"per launch), {cpu_mcs} per CPU run, "
+        f"{cpu_block_side}, {slabs} slabs; {mcs} MCS per GPU run "
+        f"({', '.join(map(str, gpu_samples))} sample(s) per launch), {cpu_mcs} per CPU run, "
         f"{repeats} repeat(s)",
         commit,
         lines,
@@ -261,9 +257,10 @@ def _fcc_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--mcs", type=int, default=100, help="MCS per GPU run (default 100)")
     ap.add_argument("--cpu-mcs", type=int, default=1, help="MCS per CPU run (default 1)")
     ap.add_argument("--repeats", type=int, default=5, help="timed repeats (default 5)")
-    ap.add_argument("--gpu-samples", type=int, default=1,
+    ap.add_argument("--gpu-samples", type=int, nargs="+", default=[1],
                     help="samples per GPU launch, each with its own random numbers; "
-                         "attempts/s counts all of them (default 1)")  # fmt: skip
+                         "attempts/s counts all of them; several values time each "
+                         "(default 1)")  # fmt: skip
     add_backend_option(ap)
     add_output_options(ap)  # fmt: skip
 
@@ -283,7 +280,7 @@ def _run_fcc(args: argparse.Namespace) -> str:
         raise ConfigError("--c", args.c, "must be in (0, 1)")
     if not args.epsilon >= 0:
         raise ConfigError("--epsilon", args.epsilon, "must be >= 0")
-    if args.gpu_samples < 1:
+    if min(args.gpu_samples) < 1:
         raise ConfigError("--gpu-samples", args.gpu_samples, "must be >= 1")
     if min(args.quench) < 0 or args.repeats < 1 or args.cpu_mcs < 1:
         raise ConfigError("--quench/--repeats/--cpu-mcs", "", "must be >= 0, >= 1, >= 1")
