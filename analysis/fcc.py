@@ -250,7 +250,7 @@ def plot_x_eff(datasets: Sequence[xr.Dataset]) -> Figure:
 def _panels(n: int, square: bool = False) -> tuple[Figure, list]:
     nrows, ncols = grid(n)
     width = COLUMN_WIDTH / ncols
-    height = 0.5 + nrows * (width * 0.95 if square else max(1.9, 0.75 * width))
+    height = (0.9 if square else 0.5) + nrows * (width * 0.95 if square else max(1.9, 0.75 * width))
     fig, axes = new_figure(nrows, ncols, height=height)
     flat = list(axes.ravel())
     for ax in flat[n:]:
@@ -309,7 +309,6 @@ def plot_slices(datasets: Sequence[xr.Dataset]) -> Figure:
     cmap = ListedColormap(_SLICE_COLORS)
     with matplotlib.rc_context(STYLE):
         fig, axes = _panels(len(datasets), square=True)
-        fig.suptitle("the plane z = 0 at t_max (first sample)", fontsize=7)
         for ax, ds in zip(axes, datasets, strict=True):
             if "slice" not in ds.variables:
                 ax.set_axis_off()
@@ -328,7 +327,8 @@ def plot_slices(datasets: Sequence[xr.Dataset]) -> Figure:
         names = ("A", "B", "no fcc site")
         patches = [Patch(facecolor=c, edgecolor="k", linewidth=0.4, label=lab)
                    for c, lab in zip(_SLICE_COLORS, names, strict=True)]  # fmt: skip
-        fig.legend(handles=patches, loc="outside lower center", ncols=3, fontsize=6)
+        fig.legend(handles=patches, loc="outside lower center", ncols=3, fontsize=6,
+                   title="the plane z = 0 at t_max (first sample)", title_fontsize=6)  # fmt: skip
     return fig
 
 
