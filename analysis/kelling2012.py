@@ -48,6 +48,18 @@ def _stages(rows: Sequence[Row]) -> tuple[int, int]:
     return cpu[0], cpu[-1]
 
 
+def _short(name: str) -> str:
+    """An implementation's name short enough for a tick label of a one-column figure."""
+    for long, short in (
+        ("sequential", "seq."),
+        (", both active", " (both)"),
+        ("blocks ahead of time", "ahead"),
+        (" samples per launch", " samples"),
+    ):
+        name = name.replace(long, short)  # fmt: skip
+    return name
+
+
 def plot_fig6(rows: Sequence[Row]) -> Figure:
     """Horizontal bars: speed relative to the fastest single-core implementation, early
     (initial mixture) and late (last stop), log scale, with the absolute rates written."""
@@ -68,7 +80,7 @@ def plot_fig6(rows: Sequence[Row]) -> Figure:
             if n in at:
                 ax.text(at[n]["attempts_per_s"] / ref * 1.1, yy, f"{at[n]['attempts_per_s']:.2g}/s",
                         va="center", fontsize="x-small")  # fmt: skip
-    short = [n.replace("sequential", "seq.").replace(", both active", " (both)") for n in names]
+    short = [_short(n) for n in names]
     ax.set_yticks(range(len(names)), short, fontsize="x-small")
     ax.invert_yaxis()
     ax.set_xscale("log")
