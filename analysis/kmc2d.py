@@ -255,13 +255,21 @@ def plot_observable(
     per rate model (their time units differ); ``symbol`` gets the unit of the file."""
     groups = _by_rates(datasets)
     with matplotlib.rc_context(STYLE):
-        fig, axes = new_figure(len(groups), 1, stack_height(len(groups)))
+        legend_rows = 0.12 * (len(datasets) + 1)
+        fig, axes = new_figure(len(groups), 1, stack_height(len(groups)) + legend_rows)
+        handles, labels = [], []
+        offset = 0  # one legend for all panels: a colour per point across them
+        cycle = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
         for ax, (rates, dss) in zip(axes[:, 0], groups, strict=True):
+            ax.set_prop_cycle(color=cycle[offset % len(cycle) :] + cycle[: offset % len(cycle)])
+            offset += len(dss)
             draw_mean_vs_time(ax, dss, var, point_label, logy)
             ax.set_ylabel(axis_label(symbol, dss[0][f"{var}_mean"].attrs))
             if len(groups) > 1:
                 ax.set_title(RATE_TITLES.get(rates, rates), fontsize=7)
-            ax.legend(loc="best")
+            h, lab = ax.get_legend_handles_labels()
+            handles, labels = handles + h, labels + lab
+        fig.legend(handles, labels, loc="outside upper center", fontsize=6)  # off the data
     return fig
 
 
@@ -308,7 +316,7 @@ def plot_W2(datasets: Sequence[xr.Dataset]) -> Figure:
     """W^2(t) log-log with error bars; the exact random-deposition W^2 = k2 t dashed; the
     monolayer completions of layered points (phi > 0) as ticks, where W^2 dips."""
     with matplotlib.rc_context(STYLE):
-        fig, axes = new_figure(1, 1)
+        fig, axes = new_figure(1, 1, PANEL_HEIGHT + 0.12 * (len(datasets) + 3))
         ax = axes[0, 0]
         draw_mean_vs_time(ax, datasets, "W2", point_label, logy=True)
         ax.set_ylabel(axis_label("$W^2$", datasets[0]["W2_mean"].attrs))
@@ -318,7 +326,7 @@ def plot_W2(datasets: Sequence[xr.Dataset]) -> Figure:
             label = r"random deposition $W^2 = k_2 t$" + (f" ($k_2$={k2:g})" if k2 != 1 else "")
             ax.plot(t, k2 * t, "k--", linewidth=0.8, label=label)
         _mark_monolayers(ax, datasets)
-        ax.legend(loc="best")
+        fig.legend(*ax.get_legend_handles_labels(), loc="outside upper center", fontsize=6)
     return fig
 
 
