@@ -66,7 +66,8 @@ class _CountingTwin(TileIntegrator):
     def try_step(self, t_end: float) -> tuple[bool, int]:
         run = _run_patches(self.tau, self.B, t_end)
         self.runs += int(run.sum())
-        blocks = run.reshape(-1, self.dpb)
+        pad = -run.size % self.dpb  # the last block's tiles past the end do not run
+        blocks = np.concatenate([run, np.zeros(pad, dtype=bool)]).reshape(-1, self.dpb)
         self.mixed_blocks += int(np.sum(blocks.any(axis=1) & ~blocks.all(axis=1)))
         return super().try_step(t_end)
 
