@@ -362,8 +362,9 @@ __device__ __forceinline__ void plan_block(const Smem &m, const double *tmin, u8
   const int d = threadIdx.x, T = T0 + d;
   bool run = false, copy = false;
   if (d < DPB && T < nt * nt) {
+    const bool ran = live[T];  // loaded with the minima, not after them
     run = may_fire(tmin, T, nt, tend);
-    copy = !run && live[T];
+    copy = !run && ran;
     live[T] = run;
   }
   const u32 runs = __ballot_sync(0xffffffffu, run), copies = __ballot_sync(0xffffffffu, copy);
@@ -537,9 +538,19 @@ extern "C" __global__ void __launch_bounds__(NT)
   const Tiles bk = par ? Tiles{x0, tau0, cnt0, tmin0} : Tiles{x1, tau1, cnt1, tmin1};
   const double tend = t_end[s];
 
-  for (int i = threadIdx.x; i < NCLS; i += NT) m.inv[i] = inv_g[i];
-  for (int i = threadIdx.x; i < NCLS * NCLS; i += NT) m.ratio[i] = ratio_g[i];
+  // the rate tables (m.ratio follows m.inv) via registers: their loads are in flight
+  // together with the plan's, one memory round trip before the barrier instead of two
+  constexpr int NTAB = NCLS + NCLS * NCLS, TPT = (NTAB + NT - 1) / NT;
+  double tab[TPT];
+#pragma unroll
+  for (int j = 0; j < TPT; j++) {
+    const int i = threadIdx.x + j * NT;
+    tab[j] = i < NCLS ? inv_g[i] : i < NTAB ? ratio_g[i - NCLS] : 0.0;
+  }
   plan_block(m, f.tmin + (long long)s * ntiles, live_g + (long long)s * ntiles, T0, nt, tend);
+#pragma unroll
+  for (int j = 0; j < TPT; j++)
+    if (threadIdx.x + j * NT < NTAB) m.inv[threadIdx.x + j * NT] = tab[j];
   __syncthreads();
   const int nlive = m.plan[0];  // the same for all threads: the branches below agree
   const u32 copies = (u32)m.plan[1];
