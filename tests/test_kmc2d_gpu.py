@@ -4,7 +4,9 @@ compile check of the CUDA source wherever nvcc is installed.
 The kernel skips patches that cannot fire an event before the step's end (no tile of the
 patch has a waiting time below it); the twin runs every patch.  The skip tests run at
 phi = 2 and 3, where blocks of patches mix run and skipped ones, and count the patches
-the kernel ran against the same test applied to the twin's state before each step."""
+the kernel ran against the same test applied to the twin's state before each step.  A
+block whose tiles lie in one row of tiles loads each distinct tile once, others load per
+patch; lattices of five tiles per row have both kinds and columns that wrap."""
 
 from __future__ import annotations
 
@@ -187,6 +189,7 @@ def _upload_state(kern, states: list[dict]) -> None:
         (SOS, (1.0, 1.0), 64, 8, 4),
         (SOS, (1.0, 0.0), 48, 8, 4),
         (SOS, (1.0, 2.0), 64, 8, 1),
+        (SOS, (1.0, 2.0), 40, 8, 4),  # five tiles per row: blocks in one row and across two
         (SOS, (1.0, 1.0), 24, 8, 4),  # three tiles: the patch covers the torus
         (SOS, (1.0, 0.5), 40, 4, 8),  # L not a power of two
         (SOS, (0.7, 1.0), 48, 4, 2),
@@ -220,6 +223,9 @@ def test_gpu_tiles_equal_the_cpu_twin(model, params, L: int, B: int, dpb: int) -
         (3.0, 64, 8, 8, 128, (300.0, 1000.0)),
         (3.0, 64, 8, 1, 32, (300.0, 1000.0)),  # one warp: it runs, then copies
         (3.0, 48, 4, 8, 64, (300.0, 1000.0, 3000.0)),
+        # five tiles per row: blocks within one row of tiles (their first or last column
+        # wraps around) and blocks that span two rows, both with skipped patches
+        (3.0, 40, 8, 4, 128, (300.0, 1000.0)),
     ],
 )
 def test_gpu_skips_event_free_patches_bit_for_bit(phi, L, B, dpb, nt, times) -> None:

@@ -57,8 +57,8 @@ def shared_bytes(B: int, model: int, dpb: int) -> int:
     ncls = N_CLASSES[model]
     # tau, sums, x, (oi, oj, tile), cnt, (i1, i2), cls
     per_patch = 8 * ng1 * 8 + 16 * 8 + S * S * 4 + 3 * 4 + ni * 4 + (8 * ng2 + ng2) * 2 + ni
-    # inv and ratio; the block's plan (live patches, tiles to copy)
-    return dpb * per_patch + 8 * (ncls + ncls * ncls) + 2 * 4
+    # inv and ratio; the block's plan (live patches, tiles to copy, patches to run)
+    return dpb * per_patch + 8 * (ncls + ncls * ncls) + 3 * 4
 
 
 #: Extra compiler options: the waiting-time arithmetic must round exactly as on the CPU.
