@@ -1,6 +1,8 @@
 """Profile one advance launch of the kmc2d tile kernel (run under ncu -k kmc2d_advance):
 n x n SOS surface relaxed for a few events per cell, then one timed step of ``measure``
-events per cell, and one step of no events (the patch load/store cost alone)."""
+events per cell, and one step of no events (every patch is skipped: the skip test and
+the copies of the tiles that ran in the step before; it no longer times the patch load
+and store, which only patches that may fire pay)."""
 
 import sys
 import time

@@ -8,10 +8,12 @@
 
 Protocol (sec. 4.2, shortened): from a flat surface the GPU relaxes the n x n lattice
 for ``relax`` events per cell, then the events of a production run of ``measure``
-events per cell are timed (CUDA synchronised, wall clock).  BKL starts from the GPU's
-relaxed surface and is timed over ``bkl_events`` events (compilation and tree building
-excluded: a run of no events is timed and subtracted).  Only real events count: those
-of central tiles.
+events per cell are timed (CUDA synchronised, wall clock); the GPU also reports the
+fraction of patches it skipped in them (``skipped``: patches of no waiting time before
+the step's end, over all patches of the steps, rejected ones included).  BKL starts from
+the GPU's relaxed surface and is timed over ``bkl_events`` events (compilation and tree
+building excluded: a run of no events is timed and subtracted).  Only real events count:
+those of central tiles.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from simcore.models.spec import BenchKernel
 BENCH_KMC2D_FIELDS = (
     "n", "phi", "tile", "backend", "device", "events_per_s", "events_per_s_min",
     "events_per_s_max", "accepted", "rejected", "events_per_tile_step", "step_density",
-    "cpu", "bkl_events_per_s", "speedup", "commit",
+    "cpu", "bkl_events_per_s", "speedup", "commit", "skipped",
 )  # fmt: skip
 
 
@@ -64,6 +66,10 @@ class _CpuTiles:
 
     def lattice(self) -> np.ndarray:
         return self.integ.x
+
+    def patches_run(self) -> int | None:
+        """The CPU twin runs every patch: no count."""
+        return None
 
 
 class _GpuTiles:
@@ -91,6 +97,10 @@ class _GpuTiles:
 
     def lattice(self) -> np.ndarray:
         return self.kern.front("x")[0].get()
+
+    def patches_run(self) -> int | None:
+        """Patches the kernel ran (not skipped) since the start, rejected steps included."""
+        return int(self.kern.live_patches[0])
 
 
 def bench_tiles(
@@ -126,6 +136,7 @@ def bench_tiles(
             break
         t *= 2
     e0, a0, r0 = run.counts()
+    p0 = run.patches_run()
     rates = []
     for _ in range(repeats):
         speed = run.counts()[0] / (cells * t)  # events per cell and time unit, so far
@@ -135,6 +146,10 @@ def bench_tiles(
         run.run_to(t)
         rates.append((run.counts()[0] - e1) / (time.perf_counter() - start))
     events, acc, rej = (c - c0 for c, c0 in zip(run.counts(), (e0, a0, r0), strict=True))
+    p1 = run.patches_run()
+    skipped = float("nan")
+    if p0 is not None and p1 is not None and acc + rej > 0:
+        skipped = 1.0 - (p1 - p0) / ((acc + rej) * run.ntiles)
     xf = run.lattice()
     return {
         "n": n,
@@ -147,6 +162,7 @@ def bench_tiles(
         "rejected": rej,
         "events_per_tile_step": events / max(acc, 1) / run.ntiles,
         "step_density": step_density(xf),
+        "skipped": skipped,
         "x": xf,
     }
 
@@ -222,11 +238,12 @@ def run_bench_kmc2d(
                 "bkl_events_per_s": bkl,
                 "speedup": r["events_per_s"] / bkl,
                 "commit": commit,
+                "skipped": r["skipped"],
             }
             rows.append(row)
             print(
                 f"n={n} phi={phi:g}: {row['events_per_s']:.3e} events/s ({backend}), BKL "
-                f"{bkl:.3e}, speedup {row['speedup']:.3g}",
+                f"{bkl:.3e}, speedup {row['speedup']:.3g}, skipped patches {row['skipped']:.3f}",
                 file=sys.stderr,
                 flush=True,
             )
@@ -234,15 +251,16 @@ def run_bench_kmc2d(
                 append_csv_row(csv_path, BENCH_KMC2D_FIELDS, row)
     lines = [
         "| n | phi | real events/s (median) | min | max | BKL events/s | speedup "
-        "| accepted / rejected steps | events per tile and step | step density |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| accepted / rejected steps | events per tile and step | step density "
+        "| skipped patches |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
             f"| {r['n']} | {r['phi']:g} | {r['events_per_s']:.3g} | {r['events_per_s_min']:.3g} "
             f"| {r['events_per_s_max']:.3g} | {r['bkl_events_per_s']:.3g} | {r['speedup']:.3g} "
             f"| {r['accepted']} / {r['rejected']} | {r['events_per_tile_step']:.2f} "
-            f"| {r['step_density']:.2f} |"
+            f"| {r['step_density']:.2f} | {r['skipped']:.3f} |"
         )
     blocks = f", {dpb} patches per block" if dpb and backend == "gpu" else ""
     return report(

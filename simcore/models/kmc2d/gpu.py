@@ -6,6 +6,13 @@ samples of a job live on the device and step in lockstep, each with its own time
 the host synchronises only every few steps.  Kernels are compiled per (tile, model,
 patches per block) with ``--fmad=false``: the arithmetic of the waiting times must round
 exactly as on the CPU.
+
+A patch none of whose 9 tiles has a waiting time before the step's end cannot fire an
+event; the kernel skips it (the CUDA source says why that changes no bit).  For that the
+kernel keeps per tile the minimum waiting time (``tmin``, front and back like ``tau``) and
+whether its patch ran in the last step (``live``: 0 means its two buffers are equal).
+Whatever sets the front buffer from the host must rebuild ``tmin`` and set every ``live``
+flag to 1 (:meth:`TileKernel.upload` does).
 """
 
 from __future__ import annotations
@@ -48,8 +55,10 @@ def shared_bytes(B: int, model: int, dpb: int) -> int:
     ng1 = (ni + 7) // 8
     ng2 = (ng1 + 7) // 8
     ncls = N_CLASSES[model]
-    per_patch = 8 * ng1 * 8 + 16 * 8 + S * S * 4 + 2 * 4 + ni * 4 + (8 * ng2 + ng2) * 2 + ni
-    return dpb * per_patch + 8 * (ncls + ncls * ncls)
+    # tau, sums, x, (oi, oj, tile), cnt, (i1, i2), cls
+    per_patch = 8 * ng1 * 8 + 16 * 8 + S * S * 4 + 3 * 4 + ni * 4 + (8 * ng2 + ng2) * 2 + ni
+    # inv and ratio; the block's plan (live patches, tiles to copy, patches to run)
+    return dpb * per_patch + 8 * (ncls + ncls * ncls) + 3 * 4
 
 
 #: Extra compiler options: the waiting-time arithmetic must round exactly as on the CPU.
@@ -77,9 +86,11 @@ def from_tiles(a, B: int, L: int):
 class TileKernel:
     """The tile algorithm for a batch of samples of one (L, B, model, params) on the GPU.
 
-    State per sample: x, tau, cnt (front and back buffers, tile-major), t, dt, whether a
-    step was rejected yet, events, accepted and rejected steps, and the first
-    :data:`HISTORY` steps' (dt, accepted).
+    State per sample: x, tau, cnt and the tiles' minimum tau (front and back buffers,
+    tile-major), t, dt, whether a step was rejected yet, events, accepted and rejected
+    steps, and the first :data:`HISTORY` steps' (dt, accepted).  Per tile, ``live`` says
+    whether its patch ran in the last step; ``live_patches`` counts per sample the
+    patches that ran (not skipped) since :meth:`upload`, rejected steps included.
     """
 
     def __init__(
@@ -105,9 +116,10 @@ class TileKernel:
         self.nt = L // B
         self.ntiles = self.nt * self.nt
         self.k0, self.k1 = np.uint32(k0), np.uint32(k1)
-        if dpb & (dpb - 1) or nt % 32:
+        if dpb & (dpb - 1) or dpb > 32 or nt % 32:
             raise ValueError(
-                f"patches per block {dpb} must be a power of two and threads {nt} a multiple of 32"
+                f"patches per block {dpb} must be a power of two <= 32 and threads {nt} a "
+                "multiple of 32"
             )
         self.dpb, self.threads = dpb, nt
         mod = _module(compile_defines(B, model, dpb, nt))
@@ -122,6 +134,9 @@ class TileKernel:
         self.x = [cp.zeros(shape, dtype=cp.int32) for _ in range(2)]
         self.tau = [cp.zeros(shape, dtype=cp.float64) for _ in range(2)]
         self.cnt = [cp.zeros(shape, dtype=cp.uint32) for _ in range(2)]
+        # the minimum of tau per tile (zero, as tau is) and the flags "may differ"
+        self.tmin = [cp.zeros((samples, self.ntiles), dtype=cp.float64) for _ in range(2)]
+        self.live = cp.ones((samples, self.ntiles), dtype=cp.uint8)
         self.sums = cp.zeros((samples, 16, self.ntiles), dtype=cp.uint64)
         self.central = cp.zeros((samples, self.ntiles), dtype=cp.uint32)
         z = lambda dt: cp.zeros(samples, dtype=dt)  # noqa: E731
@@ -130,6 +145,7 @@ class TileKernel:
         self.t, self.dt, self.t_end = z(cp.float64), z(cp.float64), z(cp.float64)
         self.step_events, self.events = z(cp.uint64), z(cp.uint64)
         self.accepted, self.rejected = z(cp.uint64), z(cp.uint64)
+        self.live_patches = z(cp.uint64)
         self.hist_dt = cp.zeros((samples, HISTORY), dtype=cp.float64)
         self.hist_ok = cp.zeros((samples, HISTORY), dtype=cp.int32)
 
@@ -155,6 +171,7 @@ class TileKernel:
         self.x[0][:] = to_tiles(cp.asarray(x, dtype=cp.int32), self.B)
         self.tau[0][:] = to_tiles(cp.asarray(tau, dtype=cp.float64), self.B)
         self.cnt[0][:] = to_tiles(cp.asarray(cnt, dtype=cp.uint32), self.B)
+        self._front_set()
         self.t[:] = cp.asarray(t, dtype=cp.float64)
         self.dt[:] = cp.asarray(dt, dtype=cp.float64)
         self.rejected_once[:] = cp.asarray(rejected_once, dtype=cp.int32)
@@ -164,6 +181,14 @@ class TileKernel:
         if hist_dt is not None:
             self.hist_dt[:] = cp.asarray(hist_dt)
             self.hist_ok[:] = cp.asarray(hist_ok)
+
+    def _front_set(self) -> None:
+        """After the host set buffer 0 (the front, parity 0): its tiles' minimum waiting
+        times, and every tile flagged as possibly differing between the buffers (buffer 1
+        holds an older state), so that a skipped tile copies its front at the next step."""
+        self.tmin[0][:] = self.tau[0].min(axis=1)
+        self.live[:] = 1
+        self.live_patches[:] = 0
 
     def front(self, name: str):
         """The front buffer of ``x``, ``tau`` or ``cnt`` as (samples, L, L) device arrays."""
@@ -217,6 +242,9 @@ class TileKernel:
                 self.tau[1],
                 self.cnt[0],
                 self.cnt[1],
+                self.tmin[0],
+                self.tmin[1],
+                self.live,
                 self.parity,
                 self.active,
                 self.t_end,
@@ -236,10 +264,12 @@ class TileKernel:
             (threads,),
             (
                 self.active,
+                self.live,
                 self.sums,
                 self.central,
                 self.mismatch,
                 self.step_events,
+                self.live_patches,
                 np.int32(self.nt),
             ),
         )

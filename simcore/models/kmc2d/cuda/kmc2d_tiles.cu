@@ -2,9 +2,10 @@
 // and events.py (numba), bit for bit.
 //
 // A block holds DPB patches (each a tile's 3 x 3-tile neighbourhood, outer ring fixed) in
-// shared memory.  All NT threads of the block load the patches (coalesced), compute the
-// rate classes and build the next-event trees; then one thread per patch fires its events
-// in time order; then all threads store the central tiles.
+// shared memory.  All NT threads of the block load the patches (coalesced; a block whose
+// tiles lie in one row of tiles reads each distinct tile once, load_row), compute the rate
+// classes and build the next-event trees; then one thread per patch fires its events in
+// time order; then all threads store the central tiles.
 //
 // Shared memory is what bounds the patches per multiprocessor, so a patch keeps states
 // for all S x S cells but times, draw counters and classes for its W x W live interior
@@ -15,8 +16,22 @@
 //
 // Compile-time constants: B (tile side, 4 or 8), MODEL (0 sos, 1 ising), NCLS (rate
 // classes), DIAG (1: rates depend on the diagonal neighbours), DPB (patches per block, a
-// power of two), NT (threads per block).  Global arrays are tile-major per sample: cell
-// k = a B + b of tile T of sample s is element (s B^2 + k) ntiles + T.
+// power of two <= 32), NT (threads per block).  Global arrays are tile-major per sample:
+// cell k = a B + b of tile T of sample s is element (s B^2 + k) ntiles + T; per-tile
+// arrays (tmin, live) are element s ntiles + T.
+//
+// Event-free patches are skipped, without changing a bit of the results.  A patch fires
+// an event only if one of its live cells has a waiting time before the step's end; its
+// live cells lie in its 9 tiles, so if no tile's minimum waiting time (tmin, kept per tile
+// and buffer like tau) is below t_end, run_patch would return before its first event: the
+// central tile would come out as it went in, with zero checksums and zero central events.
+// Such a patch is not loaded, set up or run.  Per tile, live (written by the tile's own
+// block every step) says whether its patch ran: 0 means that this step left the tile's
+// two buffers equal (x, tau, cnt and tmin), which stays true whether the step is accepted
+// (the parity flips) or rejected (the front stays).  So a skipped tile copies its front to
+// the back buffer only if its flag was 1 (it ran last step, or the front was set from the
+// host, which sets every flag to 1); and the check kernel reads a tile's checksums and
+// central events only where its flag is 1 (zero elsewhere, as for an unchanged patch).
 #include "exponential.cuh"
 #include "philox.cuh"
 
@@ -29,8 +44,11 @@
 #define NL (NG1 * 8)         // leaves padded with infinity to whole groups
 #define NG1P (NG2 * 8)       // level-1 slots padded to whole groups
 #define STATE_MIX 0x9E3779B97F4A7C15ull
+#define LOG2_DPB (DPB >= 32 ? 5 : DPB >= 16 ? 4 : DPB >= 8 ? 3 : DPB >= 4 ? 2 : DPB >= 2 ? 1 : 0)
 static_assert(NG2 <= 8, "level 2 must fit the registers of the event thread (B <= 8)");
 static_assert(NL > NI, "a padded leaf (time infinity) stands for the padded level-1 slots");
+static_assert((1 << LOG2_DPB) == DPB && DPB <= 32, "DPB: a power of two, one warp plans");
+static_assert(NT % 32 == 0 && NT >= DPB, "whole warps, at least one thread per patch");
 
 typedef unsigned char u8;
 typedef unsigned short u16;
@@ -57,11 +75,13 @@ __device__ __forceinline__ int new_state(int c) {
 #endif
 }
 
-// -- shared memory: element k of patch d at [k DPB + d] -------------------------------
+// -- shared memory: element k of the patch in slot d at [k DPB + d] -------------------
+// The block's live patches occupy slots 0 .. nlive - 1 (plan_block).
 struct Smem {
   double *tau, *inv, *ratio;  // tau: NL leaves
   u64 *sums;                  // 16 checksums
-  int *x, *oi, *oj;           // x: NC cells
+  int *x, *oi, *oj, *tile;    // x: NC cells; origin and tile of the slot's patch
+  int *plan;                  // [0]: live patches nlive, [1]: tiles to copy, [2]: to run
   u32 *cnt;                   // NI leaves
   u16 *i1, *i2;               // NG1P level-1, NG2 level-2 slots (setup only)
   u8 *cls;                    // NI leaves
@@ -76,7 +96,9 @@ __device__ __forceinline__ Smem carve(unsigned char *p) {
   m.x = (int *)(m.ratio + NCLS * NCLS);
   m.oi = m.x + NC * DPB;
   m.oj = m.oi + DPB;
-  m.cnt = (u32 *)(m.oj + DPB);
+  m.tile = m.oj + DPB;
+  m.plan = m.tile + DPB;
+  m.cnt = (u32 *)(m.plan + 3);
   m.i1 = (u16 *)(m.cnt + NI * DPB);
   m.i2 = m.i1 + NG1P * DPB;
   m.cls = (u8 *)(m.i2 + NG2 * DPB);
@@ -301,12 +323,304 @@ __device__ __forceinline__ long long gaddr(int s, int k, int T, int ntiles) {
   return ((long long)s * B * B + k) * ntiles + T;
 }
 
+// One buffer (front or back) of a sample's tiles: cells x, tau, cnt (tile-major) and the
+// per-tile minimum of tau.
+struct Tiles {
+  int *x;
+  double *tau;
+  u32 *cnt;
+  double *tmin;
+};
+
+// Leaf of cell c = a B + b of the central tile.
+__device__ __forceinline__ int central_leaf(int c) { return (B - 1 + c / B) * W + B - 1 + c % B; }
+
+// -- skipping event-free patches -------------------------------------------------------
+// Can the patch of tile T fire an event before tend?  Only if a live cell's waiting time
+// is below tend; the live cells lie in the patch's 9 tiles, so their minima (tmin) bound
+// that time from below.  The test may say "live" for a patch without an event (the bound
+// also covers the fixed ring), never the other way round: a skipped patch is one that
+// run_patch would leave unchanged.
+__device__ __forceinline__ bool may_fire(const double *tmin, int T, int nt, double tend) {
+  const int ti = T / nt, tj = T - (T / nt) * nt;
+  const int rows[3] = {ti == 0 ? nt - 1 : ti - 1, ti, ti == nt - 1 ? 0 : ti + 1};
+  const int cols[3] = {tj == 0 ? nt - 1 : tj - 1, tj, tj == nt - 1 ? 0 : tj + 1};
+  bool any = false;
+#pragma unroll
+  for (int r = 0; r < 3; r++)
+#pragma unroll
+    for (int c = 0; c < 3; c++) any |= tmin[rows[r] * nt + cols[c]] < tend;
+  return any;
+}
+
+// Warp 0 decides which of the block's patches run, puts them into slots 0 .. nlive - 1
+// (in tile order), notes the skipped tiles whose buffers may differ (they copy), and sets
+// the live flag of each of the block's tiles for this step (tmin and live: the sample's
+// rows of the front minima and of the flags).
+__device__ __forceinline__ void plan_block(const Smem &m, const double *tmin, u8 *live, int T0,
+                                           int nt, double tend) {
+  if (threadIdx.x >= 32) return;
+  const int d = threadIdx.x, T = T0 + d;
+  bool run = false, copy = false;
+  if (d < DPB && T < nt * nt) {
+    const bool ran = live[T];  // loaded with the minima, not after them
+    run = may_fire(tmin, T, nt, tend);
+    copy = !run && ran;
+    live[T] = run;
+  }
+  const u32 runs = __ballot_sync(0xffffffffu, run), copies = __ballot_sync(0xffffffffu, copy);
+  if (run) {
+    const int slot = __popc(runs & ((1u << d) - 1));
+    const int ti = T / nt, tj = T - (T / nt) * nt;
+    m.tile[slot] = T;
+    m.oi[slot] = (ti == 0 ? nt - 1 : ti - 1) * B;
+    m.oj[slot] = (tj == 0 ? nt - 1 : tj - 1) * B;
+  }
+  if (d == 0) {
+    m.plan[0] = __popc(runs);
+    m.plan[1] = (int)copies;
+    m.plan[2] = (int)runs;
+  }
+}
+
+// Cells of the skipped tiles whose buffers may differ (bit d of mask: tile T0 + d) from
+// the front to the back buffer, by threads first .. NT - 1.  Each thread loads a batch of
+// CB cells before it stores them: one memory round trip per batch, not per cell (the
+// compiler cannot move a load above a store to another buffer by itself).
+#define CB 4
+__device__ __forceinline__ void copy_cells(u32 mask, const Tiles &f, const Tiles &b, int s,
+                                           int T0, int ntiles, int first) {
+  const int step = NT - first;
+  for (int i0 = threadIdx.x - first; i0 < DPB * B * B; i0 += CB * step) {
+    long long g[CB];
+    int xv[CB];
+    double tv[CB];
+    u32 cv[CB];
+#pragma unroll
+    for (int j = 0; j < CB; j++) {
+      const int i = i0 + j * step, d = i % DPB;
+      g[j] = i < DPB * B * B && ((mask >> d) & 1) ? gaddr(s, i / DPB, T0 + d, ntiles) : -1;
+      if (g[j] >= 0) {
+        xv[j] = f.x[g[j]];
+        tv[j] = f.tau[g[j]];
+        cv[j] = f.cnt[g[j]];
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < CB; j++)
+      if (g[j] >= 0) {
+        b.x[g[j]] = xv[j];
+        b.tau[g[j]] = tv[j];
+        b.cnt[g[j]] = cv[j];
+      }
+  }
+}
+
+// A skipped tile whose two buffers may differ (it ran last step, or the host set the
+// front): the unchanged tile, and its minimum time, into the back buffer.
+__device__ void copy_tiles(u32 mask, const Tiles &f, const Tiles &b, int s, int T0, int ntiles,
+                           int first) {
+  if ((int)threadIdx.x < first) return;
+  // thread first + d copies tile d's minimum (NT - first >= 32 >= DPB threads), its load
+  // in flight with those of the cells
+  const int d = threadIdx.x - first;
+  const bool own = d < DPB && ((mask >> d) & 1);
+  const long long at = (long long)s * ntiles + T0 + d;
+  const double tm = own ? f.tmin[at] : 0.0;
+  copy_cells(mask, f, b, s, T0, ntiles, first);
+  if (own) b.tmin[at] = tm;
+}
+
+// Work item i of a loop over the live patches' elements -> slot d and element k.  A full
+// block (all DPB patches live: FULL) keeps the compile-time mapping d = i mod DPB of
+// consecutive tiles; otherwise the slots are rounded up to 2^lg >= nlive and the items of
+// the slots nlive .. 2^lg - 1 are skipped, so a block with one live patch of four loops a
+// quarter as long.
+template <bool FULL>
+struct Items {
+  int lg;
+  __device__ __forceinline__ explicit Items(int nlive)
+      : lg(FULL ? LOG2_DPB : 32 - __clz(nlive - 1)) {}
+  __device__ __forceinline__ int count(int per_patch) const { return per_patch << lg; }
+  __device__ __forceinline__ int slot(int i) const { return i & ((1 << lg) - 1); }
+  __device__ __forceinline__ int elem(int i) const { return i >> lg; }
+};
+
+// -- loading a block whose tiles lie in one row of tiles ---------------------------------
+// Its DPB patches read the 3 x (DPB + 2) tiles of rows ti - 1 .. ti + 1 and columns
+// tj - 1 .. tj + DPB (column c: tile column tj - 1 + c, wrapped): patch d reads columns d,
+// d + 1 and d + 2, so most tiles serve 3 patches.  The block reads each of those tiles once
+// (only the columns that a live patch reads) and stores each cell into the slots of the live
+// patches that hold it: the same values into the same shared elements as the per-patch
+// loop, so nothing downstream changes.  Thread t reads column c = t mod NCOL (consecutive
+// threads read consecutive tiles: coalesced) for the (tile row, cell) pairs
+// rk = t / NCOL + QN j, and issues the loads of RB of them before it stores any: a block's
+// whole load is two memory round trips instead of one per loop body (18 for the per-patch
+// loop).  Floor (tiles of 8, 4 patches per block, 128 threads): 1,152 cells of x, tau and
+// cnt, 10 per thread in 2 batches of 5, half the global loads of the per-patch loop and
+// ~1.9x fewer L2 sectors (a cell of 6 adjacent tiles spans 7 sectors of x, tau and cnt;
+// 3 cells of 4 tiles, one per patch column, ~13).
+#define NCOL (DPB + 2)
+#define ROW_OK (NCOL <= NT)             // else every block loads per patch
+#define QN (ROW_OK ? NT / NCOL : 1)     // threads per column
+#define ROW_RK (3 * B * B)              // (tile row, cell) pairs: rk = r B^2 + k
+#define ROW_PER_THREAD ((ROW_RK + QN - 1) / QN)
+#define ROW_MAXB 5  // 40 data registers per thread; 10 push the kernel from 80 to 96
+#define ROW_BATCHES ((ROW_PER_THREAD + ROW_MAXB - 1) / ROW_MAXB)
+#define RB ((ROW_PER_THREAD + ROW_BATCHES - 1) / ROW_BATCHES)  // items per batch
+
+__device__ __noinline__ void load_row(const Smem m, u32 runs, const Tiles f, int s, int T0, int nt,
+                                      int ntiles) {
+  const int c = threadIdx.x % NCOL, q = threadIdx.x / NCOL;
+  if (q >= QN) return;
+  const u64 live = runs;
+  if (!(((live | live << 1 | live << 2) >> c) & 1)) return;  // no live patch reads column c
+  // the live patches that hold column c as their tile column bb = 0, 1, 2: the offset of
+  // the cell (a, bb B + bi) from (a, bi) in their slot, in x and in the leaf arrays alike
+  // (element index times DPB plus slot); -1: no live patch
+  int off[3];
+#pragma unroll
+  for (int bb = 0; bb < 3; bb++) {
+    const int d = c - bb;
+    off[bb] = d >= 0 && d < DPB && ((runs >> d) & 1)
+                  ? bb * B * DPB + __popc(runs & ((1u << d) - 1))
+                  : -1;
+  }
+  const int ti = T0 / nt, tj = T0 - (T0 / nt) * nt;
+  const int col = tj - 1 + c;  // in -1 .. nt, as tj + DPB <= nt
+  const int tc = col < 0 ? nt - 1 : col == nt ? 0 : col;
+  const int r0 = ti == 0 ? nt - 1 : ti - 1, r2 = ti == nt - 1 ? 0 : ti + 1;
+  const int t0 = r0 * nt + tc, t1 = ti * nt + tc, t2 = r2 * nt + tc;  // the column's tiles
+  // a cell of this column lies in the live interior of some live patch unless it is in the
+  // patches' outer rows, or in the column's first (last) cell column and the only live
+  // patches that hold it have it as tile column 0 (2)
+  const bool mid = off[1] >= 0, first = mid || off[2] >= 0, last = mid || off[0] >= 0;
+#pragma unroll 1
+  for (int j0 = 0; j0 < ROW_PER_THREAD; j0 += RB) {
+    int xv[RB];
+    double tv[RB];
+    u32 cv[RB];
+#pragma unroll
+    for (int j = 0; j < RB; j++) {
+      const int rk = q + QN * (j0 + j), r = rk / (B * B), k = rk - r * (B * B);
+      const int a = rk / B, bi = rk % B;  // patch row, cell column in the tile
+      const bool ok = rk < ROW_RK;
+      const bool time = ok && a > 0 && a < S - 1 && (bi == 0 ? first : bi == B - 1 ? last : true);
+      const long long g = gaddr(s, k, r == 0 ? t0 : r == 1 ? t1 : t2, ntiles);
+      xv[j] = 0;
+      tv[j] = 0.0;
+      cv[j] = 0;
+      if (ok) xv[j] = __ldg(f.x + g);  // the front buffer: read-only in this kernel
+      if (time) {
+        tv[j] = __ldg(f.tau + g);
+        cv[j] = __ldg(f.cnt + g);
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < RB; j++) {
+      const int rk = q + QN * (j0 + j), a = rk / B, bi = rk % B;
+      if (rk >= ROW_RK) continue;
+      const bool ai = a > 0 && a < S - 1;
+      const int xb = (a * S + bi) * DPB, lb = ((a - 1) * W + bi - 1) * DPB;
+#pragma unroll
+      for (int bb = 0; bb < 3; bb++) {
+        if (off[bb] < 0) continue;
+        m.x[xb + off[bb]] = xv[j];
+        if (ai && (bb > 0 || bi > 0) && (bb < 2 || bi < B - 1)) {  // 0 < bb B + bi < S - 1
+          m.tau[lb + off[bb]] = tv[j];
+          m.cnt[lb + off[bb]] = cv[j];
+        }
+      }
+    }
+  }
+}
+
+// Load the live patches (states of all cells; times and counters of the live ones),
+// compute their rate classes and build their next-event trees.  A block whose tiles lie in
+// one row of tiles (row) loads each distinct tile once (load_row); otherwise (the block
+// wraps to the next row of tiles) each live patch loads its 9 tiles.
+template <bool FULL>
+__device__ __forceinline__ void setup_patches(const Smem &m, int nlive, u32 runs, bool row,
+                                              const Tiles &f, int s, int T0, int L) {
+  const int nt = L / B, ntiles = nt * nt;
+  const Items<FULL> it(nlive);
+  if (ROW_OK && row) load_row(m, runs, f, s, T0, nt, ntiles);
+  for (int i = threadIdx.x; !row && i < it.count(NC); i += NT) {
+    const int d = it.slot(i), k = it.elem(i);
+    if (!FULL && d >= nlive) continue;
+    const int a = k / S, b = k - (k / S) * S;
+    const int gi = wrap(m.oi[d], a, L), gj = wrap(m.oj[d], b, L);
+    const long long g = gaddr(s, (gi % B) * B + gj % B, (gi / B) * nt + gj / B, ntiles);
+    m.x[k * DPB + d] = f.x[g];
+    if (a > 0 && a < S - 1 && b > 0 && b < S - 1) {
+      const int l = (a - 1) * W + b - 1;
+      m.tau[l * DPB + d] = f.tau[g];
+      m.cnt[l * DPB + d] = f.cnt[g];
+    }
+  }
+  for (int i = threadIdx.x; i < DPB * (NL - NI); i += NT) m.tau[NI * DPB + i] = inf();
+  for (int i = threadIdx.x; i < 16 * DPB; i += NT) m.sums[i] = 0ull;
+  __syncthreads();
+  for (int i = threadIdx.x; i < it.count(NI); i += NT) {
+    const int d = it.slot(i), l = it.elem(i);
+    if (!FULL && d >= nlive) continue;
+    m.cls[l * DPB + d] = (u8)patch_class(m, d, leaf_x(l));
+  }
+  for (int i = threadIdx.x; i < it.count(NG1P); i += NT) {
+    const int d = it.slot(i), g = it.elem(i);
+    if (!FULL && d >= nlive) continue;
+    double tg;
+    if (g < NG1)
+      group1(m, d, g, m.oi[d], m.oj[d], L, tg);
+    else
+      m.i1[g * DPB + d] = (u16)NI;  // a padded leaf: time infinity
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < it.count(NG2); i += NT) {
+    const int d = it.slot(i), h = it.elem(i);
+    if (!FULL && d >= nlive) continue;
+    double th;
+    m.i2[h * DPB + d] = (u16)group2(m, d, h, m.oi[d], m.oj[d], L, th);
+  }
+  __syncthreads();
+}
+
+// The live patches' central tiles and their minimum times into the back buffer, and their
+// checksums.
+template <bool FULL>
+__device__ __forceinline__ void store_patches(const Smem &m, int nlive, const Tiles &bk, int s,
+                                              int T0, int ntiles, u64 *sums_g) {
+  const Items<FULL> it(nlive);
+  for (int i = threadIdx.x; i < it.count(B * B); i += NT) {
+    const int d = it.slot(i), c = it.elem(i);
+    if (!FULL && d >= nlive) continue;
+    const int a = B + c / B, b = B + c % B, l = central_leaf(c);
+    const long long g = gaddr(s, c, FULL ? T0 + d : m.tile[d], ntiles);
+    bk.x[g] = m.x[(a * S + b) * DPB + d];
+    bk.tau[g] = m.tau[l * DPB + d];
+    bk.cnt[g] = m.cnt[l * DPB + d];
+  }
+  for (int i = threadIdx.x; i < 16 * DPB; i += NT) {
+    const int d = i % DPB, j = i / DPB;
+    if (d < nlive) sums_g[((long long)s * 16 + j) * ntiles + m.tile[d]] = m.sums[i];
+  }
+  // tmin of the stored tiles: warp w reduces slots w, w + NT / 32, ... (min is exact)
+  const int lane = threadIdx.x & 31;
+  for (int d = threadIdx.x >> 5; d < nlive; d += NT / 32) {
+    double t = inf();
+    for (int c = lane; c < B * B; c += 32) t = fmin(t, m.tau[central_leaf(c) * DPB + d]);
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) t = fmin(t, __shfl_xor_sync(0xffffffffu, t, o));
+    if (lane == 0) bk.tmin[(long long)s * ntiles + m.tile[d]] = t;
+  }
+}
+
 // Algorithm 2 for every tile of every active sample: front buffer (parity[s]) -> back.
 extern "C" __global__ void __launch_bounds__(NT)
     kmc2d_advance(int *x0, int *x1, double *tau0, double *tau1, u32 *cnt0, u32 *cnt1,
-                  const int *parity, const int *active, const double *t_end,
-                  const double *inv_g, const double *ratio_g, u64 *sums_g, u32 *central_g,
-                  int L, u32 k0, u32 k1) {
+                  double *tmin0, double *tmin1, u8 *live_g, const int *parity,
+                  const int *active, const double *t_end, const double *inv_g,
+                  const double *ratio_g, u64 *sums_g, u32 *central_g, int L, u32 k0, u32 k1) {
   extern __shared__ __align__(16) unsigned char smem[];
   const int s = blockIdx.y;
   if (!active[s]) return;
@@ -314,112 +628,87 @@ extern "C" __global__ void __launch_bounds__(NT)
   const int nt = L / B, ntiles = nt * nt;
   const int T0 = blockIdx.x * DPB;
   const int par = parity[s];
-  const int *xf = par ? x1 : x0;
-  const double *tauf = par ? tau1 : tau0;
-  const u32 *cntf = par ? cnt1 : cnt0;
+  const Tiles f = par ? Tiles{x1, tau1, cnt1, tmin1} : Tiles{x0, tau0, cnt0, tmin0};
+  const Tiles bk = par ? Tiles{x0, tau0, cnt0, tmin0} : Tiles{x1, tau1, cnt1, tmin1};
+  const double tend = t_end[s];
 
-  for (int i = threadIdx.x; i < NCLS; i += NT) m.inv[i] = inv_g[i];
-  for (int i = threadIdx.x; i < NCLS * NCLS; i += NT) m.ratio[i] = ratio_g[i];
-  if (threadIdx.x < DPB) {
-    const int T = min(T0 + (int)threadIdx.x, ntiles - 1);
-    const int ti = T / nt, tj = T - (T / nt) * nt;
-    m.oi[threadIdx.x] = (ti == 0 ? nt - 1 : ti - 1) * B;
-    m.oj[threadIdx.x] = (tj == 0 ? nt - 1 : tj - 1) * B;
+  // the rate tables (m.ratio follows m.inv) via registers: their loads are in flight
+  // together with the plan's, one memory round trip before the barrier instead of two
+  constexpr int NTAB = NCLS + NCLS * NCLS, TPT = (NTAB + NT - 1) / NT;
+  double tab[TPT];
+#pragma unroll
+  for (int j = 0; j < TPT; j++) {
+    const int i = threadIdx.x + j * NT;
+    tab[j] = i < NCLS ? inv_g[i] : i < NTAB ? ratio_g[i - NCLS] : 0.0;
   }
+  plan_block(m, f.tmin + (long long)s * ntiles, live_g + (long long)s * ntiles, T0, nt, tend);
+#pragma unroll
+  for (int j = 0; j < TPT; j++)
+    if (threadIdx.x + j * NT < NTAB) m.inv[threadIdx.x + j * NT] = tab[j];
   __syncthreads();
+  const int nlive = m.plan[0];  // the same for all threads: the branches below agree
+  const u32 copies = (u32)m.plan[1], runs = (u32)m.plan[2];
+  const bool row = T0 - (T0 / nt) * nt + DPB <= nt;  // the block's tiles in one row
 
-  // load the patches (states of all cells; times and counters of the live ones)
-  for (int i = threadIdx.x; i < DPB * NC; i += NT) {
-    const int d = i % DPB, k = i / DPB;
-    if (T0 + d >= ntiles) continue;
-    const int a = k / S, b = k - (k / S) * S;
-    const int gi = wrap(m.oi[d], a, L), gj = wrap(m.oj[d], b, L);
-    const long long g = gaddr(s, (gi % B) * B + gj % B, (gi / B) * nt + gj / B, ntiles);
-    m.x[i] = xf[g];
-    if (a > 0 && a < S - 1 && b > 0 && b < S - 1) {
-      const int l = (a - 1) * W + b - 1;
-      m.tau[l * DPB + d] = tauf[g];
-      m.cnt[l * DPB + d] = cntf[g];
-    }
-  }
-  for (int i = threadIdx.x; i < DPB * (NL - NI); i += NT) m.tau[NI * DPB + i] = inf();
-  for (int i = threadIdx.x; i < 16 * DPB; i += NT) m.sums[i] = 0ull;
-  __syncthreads();
-  for (int i = threadIdx.x; i < DPB * NI; i += NT) {
-    const int d = i % DPB, l = i / DPB;
-    m.cls[i] = (u8)patch_class(m, d, leaf_x(l));
-  }
-  for (int i = threadIdx.x; i < DPB * NG1P; i += NT) {
-    const int d = i % DPB, g = i / DPB;
-    double tg;
-    if (g < NG1)
-      group1(m, d, g, m.oi[d], m.oj[d], L, tg);
-    else
-      m.i1[i] = (u16)NI;  // a padded leaf: time infinity
-  }
-  __syncthreads();
-  for (int i = threadIdx.x; i < DPB * NG2; i += NT) {
-    const int d = i % DPB;
-    double th;
-    m.i2[i] = (u16)group2(m, d, i / DPB, m.oi[d], m.oj[d], L, th);
-  }
-  __syncthreads();
+  if (nlive == DPB)
+    setup_patches<true>(m, nlive, runs, row, f, s, T0, L);
+  else if (nlive > 0)
+    setup_patches<false>(m, nlive, runs, row, f, s, T0, L);
 
-  if (threadIdx.x < DPB && T0 + (int)threadIdx.x < ntiles) {
+  // warp 0 fires the live patches' events; meanwhile the other warps copy the skipped
+  // tiles (all threads if none runs; a block of one warp copies after its events)
+  if ((int)threadIdx.x < nlive) {
     const int d = threadIdx.x;
     u32 central = 0;
-    run_patch(m, d, t_end[s], m.oi[d], m.oj[d], L, (u32)s, k0, k1, central);
-    central_g[(long long)s * ntiles + T0 + d] = central;
+    run_patch(m, d, tend, m.oi[d], m.oj[d], L, (u32)s, k0, k1, central);
+    central_g[(long long)s * ntiles + m.tile[d]] = central;
   }
+  if (copies) copy_tiles(copies, f, bk, s, T0, ntiles, nlive > 0 && NT > 32 ? 32 : 0);
+  if (nlive == 0) return;
   __syncthreads();
 
-  // the central tiles into the back buffer, and the checksums
-  int *xb = par ? x0 : x1;
-  double *taub = par ? tau0 : tau1;
-  u32 *cntb = par ? cnt0 : cnt1;
-  for (int i = threadIdx.x; i < DPB * B * B; i += NT) {
-    const int d = i % DPB, c = i / DPB;
-    if (T0 + d >= ntiles) continue;
-    const int a = B + c / B, b = B + c % B;
-    const int l = (a - 1) * W + b - 1;
-    const long long g = gaddr(s, c, T0 + d, ntiles);
-    xb[g] = m.x[(a * S + b) * DPB + d];
-    taub[g] = m.tau[l * DPB + d];
-    cntb[g] = m.cnt[l * DPB + d];
-  }
-  for (int i = threadIdx.x; i < 16 * DPB; i += NT) {
-    const int d = i % DPB, j = i / DPB;
-    if (T0 + d < ntiles) sums_g[((long long)s * 16 + j) * ntiles + T0 + d] = m.sums[i];
-  }
+  if (nlive == DPB)
+    store_patches<true>(m, nlive, bk, s, T0, ntiles, sums_g);
+  else
+    store_patches<false>(m, nlive, bk, s, T0, ntiles, sums_g);
 }
 
-// Eqs. 3-4: every halo sum equals its owner's border sum; mismatches and the step's
-// central events per sample.
-extern "C" __global__ void kmc2d_check(const int *active, const u64 *sums, const u32 *central,
-                                       int *mismatch, u64 *step_events, int nt) {
+// Eqs. 3-4: every halo sum equals its owner's border sum; mismatches, the step's central
+// events and its live patches per sample.  The checksums and central events of a tile
+// whose patch was skipped (live 0) are zero: they are not read.
+extern "C" __global__ void kmc2d_check(const int *active, const u8 *live, const u64 *sums,
+                                       const u32 *central, int *mismatch, u64 *step_events,
+                                       u64 *live_patches, int nt) {
   const int ntiles = nt * nt;
   const int T = blockIdx.x * blockDim.x + threadIdx.x;
   const int s = blockIdx.y;
   if (!active[s]) return;
-  u32 ev = 0;
+  u32 ev = 0, runs = 0;
   if (T < ntiles) {
+    const u8 *lv = live + (long long)s * ntiles;
     const int ti = T / nt, tj = T % nt;
     const int DA[8] = {-1, 1, 0, 0, -1, -1, 1, 1}, DB[8] = {0, 0, -1, 1, -1, 1, -1, 1};
     const int OPP[8] = {1, 0, 3, 2, 7, 6, 5, 4};
+    runs = lv[T] != 0;
     bool bad = false;
 #pragma unroll
     for (int d = 0; d < 8; d++) {
       int U = ((ti + DA[d] + nt) % nt) * nt + (tj + DB[d] + nt) % nt;
-      bad |= sums[((long long)s * 16 + 8 + d) * ntiles + T] !=
-             sums[((long long)s * 16 + OPP[d]) * ntiles + U];
+      const u64 halo = runs ? sums[((long long)s * 16 + 8 + d) * ntiles + T] : 0ull;
+      const u64 own = lv[U] ? sums[((long long)s * 16 + OPP[d]) * ntiles + U] : 0ull;
+      bad |= halo != own;
     }
     if (bad) atomicOr(&mismatch[s], 1);
-    ev = central[(long long)s * ntiles + T];
+    if (runs) ev = central[(long long)s * ntiles + T];
   }
-  u64 tot = ev;
+  u64 tot = ev, nrun = runs;
 #pragma unroll
-  for (int o = 16; o > 0; o >>= 1) tot += __shfl_down_sync(0xffffffffu, tot, o);
+  for (int o = 16; o > 0; o >>= 1) {
+    tot += __shfl_down_sync(0xffffffffu, tot, o);
+    nrun += __shfl_down_sync(0xffffffffu, nrun, o);
+  }
   if ((threadIdx.x & 31) == 0 && tot) atomicAdd(&step_events[s], tot);
+  if ((threadIdx.x & 31) == 0 && nrun) atomicAdd(&live_patches[s], nrun);
 }
 
 // Algorithm 1 per sample (tiles.py StepControl): settle the step just taken (settle != 0),
