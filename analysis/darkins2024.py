@@ -170,7 +170,9 @@ def plot_fig3(rows: Sequence[Row], snapshots: dict[float, np.ndarray] | None = N
     ax_rate.set_title(
         f"solid: tile algorithm, {device}\ndashed: serial BKL, {cpu}", fontsize="x-small"
     )
-    ax_rate.legend(fontsize="small", ncol=2)
+    ax_speed.legend(
+        *ax_rate.get_legend_handles_labels(), fontsize="small", ncol=2, loc="lower right"
+    )  # the speedup panel has room there
     sizes = sorted({r["n"] for r in rows})
     ax_speed.set_xticks(sizes, [str(n) for n in sizes])
     ax_speed.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
