@@ -64,3 +64,24 @@ class OnGPU:
     def device_name(self) -> str | None:
         """The CUDA device's name."""
         return gpu_device_name()
+
+
+class StateOnGPU(OnGPU):
+    """:class:`OnGPU` for a job whose state keeps the arrays named in ``on_device`` on the
+    GPU between steps (the rest on the host): a checkpoint copies them to the host, a
+    resume moves them back."""
+
+    #: Keys of the state whose arrays live on the GPU.
+    on_device: tuple[str, ...] = ()
+
+    def to_host(self, st: dict) -> dict:
+        """The state with its GPU arrays copied to the host."""
+        import cupy as cp
+
+        return {k: (cp.asnumpy(v) if k in self.on_device else v) for k, v in st.items()}
+
+    def from_host(self, st: dict) -> dict:
+        """The state with the arrays of ``on_device`` moved to the GPU."""
+        import cupy as cp
+
+        return {k: (cp.asarray(v) if k in self.on_device else v) for k, v in st.items()}

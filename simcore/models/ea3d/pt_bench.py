@@ -53,7 +53,7 @@ def bench_pt(L: int, k: int, n_T: int, every: int, backend: str, steps: int, rep
         _sync(backend)
         whole.append((time.perf_counter() - t0) / flips * 1e12)
         t0 = time.perf_counter()
-        sim._sweeps(st, 0, every * steps)
+        sim.sweeps(st, 0, every * steps)
         _sync(backend)
         sweeps.append((time.perf_counter() - t0) / flips * 1e12)
     device = sim.device_name() or "CPU"

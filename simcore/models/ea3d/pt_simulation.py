@@ -16,7 +16,7 @@ import numpy as np
 import xarray as xr
 
 from simcore.backends.cpu import OnCPU
-from simcore.backends.cuda import OnGPU
+from simcore.backends.cuda import StateOnGPU
 from simcore.io.dataset import in_model_units, sample_coord, time_attributes
 from simcore.models import registry
 from simcore.models.ea3d.lattice import (
@@ -119,7 +119,7 @@ class PTSimulation(OnCPU, LockstepProgress):
         masks = np.zeros((2, self.n_T - 1, self.k), dtype=np.uint64)
         for _ in range(count):
             m = int(st["m"])
-            self._sweeps(st, m * self.every, self.every)
+            self.sweeps(st, m * self.every, self.every)
             E = energies(self._satisfied(st), self.V)
             exchange_step(E, self.betas, masks, st["walker"], st["trip_state"],
                           st["round_trips"], st["accepted"], m,
@@ -129,7 +129,9 @@ class PTSimulation(OnCPU, LockstepProgress):
                        st["q2_sum"], st["q4_sum"])  # fmt: skip
             st["m"] = m + 1
 
-    def _sweeps(self, st: dict, t_from: int, n: int) -> None:
+    def sweeps(self, st: dict, t_from: int, n: int) -> None:
+        """``n`` sweeps of every slot from sweep ``t_from`` (no exchange, no measurement;
+        the benchmark times them alone)."""
         sweeps_pt(st["S"], self.J, self.nbr, self.phys, t_from, n, self.k0, self.k1, self.thr)
 
     def _satisfied(self, st: dict) -> np.ndarray:
@@ -197,9 +199,11 @@ class PTSimulation(OnCPU, LockstepProgress):
         return xr.Dataset(data, coords=coords)
 
 
-class PTGPUSimulation(OnGPU, PTSimulation):
+class PTGPUSimulation(StateOnGPU, PTSimulation):
     """The parallel-tempering job with the spins on the current CUDA device; the same
     results as the CPU job bit for bit."""
+
+    on_device = ("S",)
 
     def __init__(self, cfg: dict):
         super().__init__(cfg)
@@ -210,19 +214,8 @@ class PTGPUSimulation(OnGPU, PTSimulation):
         self._kernels = PTKernels(self.layout, self.L, self.k, self.n_slots, self.thr)
         self._J_dev = cp.asarray(self.J)
 
-    def to_host(self, st: dict) -> dict:
-        """The state with the spins copied to the host."""
-        import cupy as cp
-
-        return {k: (cp.asnumpy(v) if isinstance(v, cp.ndarray) else v) for k, v in st.items()}
-
-    def from_host(self, st: dict) -> dict:
-        """The state with the spins moved to the GPU."""
-        import cupy as cp
-
-        return {k: (cp.asarray(v) if k == "S" else v) for k, v in st.items()}
-
-    def _sweeps(self, st: dict, t_from: int, n: int) -> None:
+    def sweeps(self, st: dict, t_from: int, n: int) -> None:
+        """:meth:`PTSimulation.sweeps` on the GPU."""
         self._kernels.sweeps(st["S"], self._J_dev, t_from, n, self.k0, self.k1)
 
     def _satisfied(self, st: dict) -> np.ndarray:

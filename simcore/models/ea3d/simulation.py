@@ -12,7 +12,7 @@ import numpy as np
 import xarray as xr
 
 from simcore.backends.cpu import OnCPU
-from simcore.backends.cuda import OnGPU
+from simcore.backends.cuda import StateOnGPU
 from simcore.io.dataset import in_model_units, sample_coord, time_attributes
 from simcore.models import registry
 from simcore.models.ea3d.kernels import PRNG_CODE, n_generators, sweeps_philox, sweeps_stateful
@@ -161,11 +161,11 @@ class EA3DSimulation(OnCPU, LockstepProgress):
         return xr.Dataset(data, coords=coords)
 
 
-class EA3DGPUSimulation(OnGPU, EA3DSimulation):
+class EA3DGPUSimulation(StateOnGPU, EA3DSimulation):
     """The EA3D job on the current CUDA device: the spins (and stateful generators) live on
     the GPU between sampling times; the same lattices as the CPU job bit for bit."""
 
-    _on_device = ("S", "prng_state", "prng_aux")
+    on_device = ("S", "prng_state", "prng_aux")
 
     def __init__(self, cfg: dict):
         super().__init__(cfg)
@@ -175,18 +175,6 @@ class EA3DGPUSimulation(OnGPU, EA3DSimulation):
 
         self._kernel = EA3DKernel(self.layout, self.L, self.k, prng=self.prng)
         self._J_dev = cp.asarray(self.J)
-
-    def to_host(self, st: dict) -> dict:
-        """The state with its device arrays copied to the host."""
-        import cupy as cp
-
-        return {k: (cp.asnumpy(v) if isinstance(v, cp.ndarray) else v) for k, v in st.items()}
-
-    def from_host(self, st: dict) -> dict:
-        """The state with the spins and generators moved to the GPU."""
-        import cupy as cp
-
-        return {k: (cp.asarray(v) if k in self._on_device else v) for k, v in st.items()}
 
     def _sweeps(self, st: dict, t_from: int, n: int) -> None:
         if self.prng != "philox":

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simcore.backends.cuda import OnGPU
+from simcore.backends.cuda import StateOnGPU
 from simcore.models.kpz import gpu_observables as obs
 from simcore.models.kpz.geometry import geometry_from_config
 from simcore.models.kpz.gpu import DDKernel
@@ -25,12 +25,12 @@ from simcore.models.kpz.lattice import flat_lattice
 from simcore.models.kpz.simulation import KPZSimulation
 from simcore.models.lockstep import LockstepProgress
 
-_GPU_KEYS = ("lat", "net", "snap_net", "snap_lat")
 
-
-class KPZGPUSimulation(OnGPU, LockstepProgress, KPZSimulation):
+class KPZGPUSimulation(StateOnGPU, LockstepProgress, KPZSimulation):
     """Octahedron model, two-layer DD scheme, on the current CUDA device: the CPU job with
     the sweeps, the observables and the state on the GPU, all samples in lockstep."""
+
+    on_device = ("lat", "net", "snap_net", "snap_lat")
 
     def __init__(self, cfg: dict):
         super().__init__(cfg)
@@ -54,16 +54,6 @@ class KPZGPUSimulation(OnGPU, LockstepProgress, KPZSimulation):
             "snap_net": cp.zeros((ns, S), dtype=cp.int64),
             "snap_lat": cp.zeros((ns, S, flat.size), dtype=cp.uint32),
         }
-
-    def to_host(self, st: dict) -> dict:
-        """The state with its GPU arrays copied to the host, for a checkpoint."""
-        return {k: (v.get() if k in _GPU_KEYS else v) for k, v in st.items()}
-
-    def from_host(self, st: dict) -> dict:
-        """The state of a checkpoint with its big arrays back on the GPU."""
-        import cupy as cp
-
-        return {k: (cp.asarray(v) if k in _GPU_KEYS else v) for k, v in st.items()}
 
     def step(self, st: dict) -> None:
         """Advance all samples to the next sampling time and record the observables."""
