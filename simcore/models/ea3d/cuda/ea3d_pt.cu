@@ -93,6 +93,15 @@ __device__ __forceinline__ void add_planes(u64 planes[NPLANES], u64 word, int le
   }
 }
 
+// Zero the block's shared counters and the thread's bit planes (the start of a counting
+// kernel; the barrier orders the zeroing before any flush_planes of the block).
+__device__ __forceinline__ void start_counts(unsigned long long *cnt, u64 planes[NPLANES]) {
+  if (threadIdx.x < 64) cnt[threadIdx.x] = 0;
+#pragma unroll
+  for (int i = 0; i < NPLANES; i++) planes[i] = 0;
+  __syncthreads();
+}
+
 // The thread's vertical counts added to out[0..63] through the block's shared counters.
 __device__ __forceinline__ void flush_planes(const u64 planes[NPLANES], unsigned long long *cnt,
                                              unsigned long long *out) {
@@ -114,13 +123,10 @@ __device__ __forceinline__ void flush_planes(const u64 planes[NPLANES], unsigned
 extern "C" __global__ void ea3d_pt_satisfied(const u64 *__restrict__ S, const u64 *__restrict__ J,
                                              unsigned long long *__restrict__ out) {
   __shared__ unsigned long long cnt[64];
-  if (threadIdx.x < 64) cnt[threadIdx.x] = 0;
-  __syncthreads();
+  u64 planes[NPLANES];
+  start_counts(cnt, planes);
   const int slot = blockIdx.x;
   const u32 w = blockIdx.z;
-  u64 planes[NPLANES];
-#pragma unroll
-  for (int i = 0; i < NPLANES; i++) planes[i] = 0;
   for (u32 j = blockIdx.y * blockDim.x + threadIdx.x; j < HALF; j += gridDim.y * blockDim.x) {
     u32 n[6], p;
     neighbours(0, j, n, p, 0);
@@ -145,13 +151,10 @@ extern "C" __global__ void ea3d_pt_satisfied(const u64 *__restrict__ S, const u6
 extern "C" __global__ void ea3d_pt_agreeing(const u64 *__restrict__ S,
                                             unsigned long long *__restrict__ out) {
   __shared__ unsigned long long cnt[64];
-  if (threadIdx.x < 64) cnt[threadIdx.x] = 0;
-  __syncthreads();
+  u64 planes[NPLANES];
+  start_counts(cnt, planes);
   const int i = blockIdx.y;
   const u32 w = blockIdx.z;
-  u64 planes[NPLANES];
-#pragma unroll
-  for (int q = 0; q < NPLANES; q++) planes[q] = 0;
   for (u32 cj = blockIdx.x * blockDim.x + threadIdx.x; cj < 2 * HALF;
        cj += gridDim.x * blockDim.x) {
     const int c = cj / HALF;
