@@ -28,24 +28,39 @@ def n_generators(L: int, k: int) -> int:
     return min(L**3 // 2 * k, MAX_GENERATORS)
 
 
+@numba.njit(cache=True)
+def site_bonds(J, nbr, c, w, j):
+    """The six neighbours (sites of the other colour) of site (c, j) and the couplings to
+    them in word w: read once per site and word, shared by every replica or slot."""
+    n = (nbr[c, 0, j], nbr[c, 1, j], nbr[c, 2, j], nbr[c, 3, j], nbr[c, 4, j], nbr[c, 5, j])
+    jw = (J[c, 0, w, j], J[c, 1, w, j], J[c, 2, w, j], J[c, 3, w, j], J[c, 4, w, j],
+          J[c, 5, w, j])  # fmt: skip
+    return n, jw
+
+
+@numba.njit(cache=True)
+def metropolis_word(S, a, c, w, j, n, jw, r, t4, t8, t12):
+    """Metropolis update of word w of replica (or slot) a at site (c, j), with the site's
+    neighbours and couplings ``n, jw`` (:func:`site_bonds`), the 32 random bits ``r`` and
+    the thresholds of its temperature."""
+    o = 1 - c
+    s = S[a, c, w, j]
+    b2, b1, b0 = satisfied_count(
+        s,
+        S[a, o, w, n[0]], S[a, o, w, n[1]], S[a, o, w, n[2]],
+        S[a, o, w, n[3]], S[a, o, w, n[4]], S[a, o, w, n[5]],
+        jw[0], jw[1], jw[2], jw[3], jw[4], jw[5],
+    )  # fmt: skip
+    S[a, c, w, j] = s ^ flip_mask(b2, b1, b0, r, t4, t8, t12)
+
+
 @numba.njit(inline="always", cache=True)
 def _update_word(S, J, nbr, c, w, j, r0, r1, r2, r3, t4, t8, t12):
     """Metropolis update of the four replicas' words at site (c, j), word w."""
-    o = 1 - c
-    n0, n1, n2 = nbr[c, 0, j], nbr[c, 1, j], nbr[c, 2, j]
-    n3, n4, n5 = nbr[c, 3, j], nbr[c, 4, j], nbr[c, 5, j]
-    j0, j1, j2 = J[c, 0, w, j], J[c, 1, w, j], J[c, 2, w, j]
-    j3, j4, j5 = J[c, 3, w, j], J[c, 4, w, j], J[c, 5, w, j]
+    n, jw = site_bonds(J, nbr, c, w, j)
     for a in range(N_REPLICAS):
         r = r0 if a == 0 else (r1 if a == 1 else (r2 if a == 2 else r3))
-        s = S[a, c, w, j]
-        b2, b1, b0 = satisfied_count(
-            s,
-            S[a, o, w, n0], S[a, o, w, n1], S[a, o, w, n2],
-            S[a, o, w, n3], S[a, o, w, n4], S[a, o, w, n5],
-            j0, j1, j2, j3, j4, j5,
-        )  # fmt: skip
-        S[a, c, w, j] = s ^ flip_mask(b2, b1, b0, r, t4, t8, t12)
+        metropolis_word(S, a, c, w, j, n, jw, r, t4, t8, t12)
 
 
 @numba.njit(parallel=True, cache=True)

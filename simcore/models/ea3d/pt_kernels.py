@@ -12,7 +12,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from simcore.models.ea3d.rule import flip_mask, satisfied_count
+from simcore.models.ea3d.kernels import metropolis_word, site_bonds
 from simcore.rng.philox import philox4x32
 from simcore.rng.streams import STREAM_EA_PT_METROPOLIS
 
@@ -23,12 +23,8 @@ SLOTS_PER_DRAW = 4
 @numba.njit(inline="always", cache=True)
 def _update_site(S, J, nbr, c, w, j, p, t, k0, k1, thr):
     """Metropolis update of every slot's word at site (c, j), word w, sweep t."""
-    o = 1 - c
     n_slots = S.shape[0]
-    n0, n1, n2 = nbr[c, 0, j], nbr[c, 1, j], nbr[c, 2, j]
-    n3, n4, n5 = nbr[c, 3, j], nbr[c, 4, j], nbr[c, 5, j]
-    j0, j1, j2 = J[c, 0, w, j], J[c, 1, w, j], J[c, 2, w, j]
-    j3, j4, j5 = J[c, 3, w, j], J[c, 4, w, j], J[c, 5, w, j]
+    n, jw = site_bonds(J, nbr, c, w, j)
     for g in range((n_slots + SLOTS_PER_DRAW - 1) // SLOTS_PER_DRAW):
         tag = (STREAM_EA_PT_METROPOLIS << 24) | (g << 1) | c
         r0, r1, r2, r3 = philox4x32(p, w, t, tag, k0, k1)
@@ -37,14 +33,7 @@ def _update_site(S, J, nbr, c, w, j, p, t, k0, k1, thr):
             if slot < n_slots:
                 i = slot >> 1
                 r = r0 if a == 0 else (r1 if a == 1 else (r2 if a == 2 else r3))
-                s = S[slot, c, w, j]
-                b2, b1, b0 = satisfied_count(
-                    s,
-                    S[slot, o, w, n0], S[slot, o, w, n1], S[slot, o, w, n2],
-                    S[slot, o, w, n3], S[slot, o, w, n4], S[slot, o, w, n5],
-                    j0, j1, j2, j3, j4, j5,
-                )  # fmt: skip
-                S[slot, c, w, j] = s ^ flip_mask(b2, b1, b0, r, thr[i, 0], thr[i, 1], thr[i, 2])
+                metropolis_word(S, slot, c, w, j, n, jw, r, thr[i, 0], thr[i, 1], thr[i, 2])
 
 
 @numba.njit(parallel=True, cache=True)
