@@ -72,15 +72,20 @@ __device__ __forceinline__ void draw(const P4 &r, int j, u32 &u, u32 &pos) {
   }
 }
 
-// One attempt at bit b of window word w; returns +1, -1 or 0.  The slopes the rule reads
-// are gathered word-wise: Nx holds at each site's x-bit the x-slope of its right
-// neighbour, Ny at its y-bit the y-slope of the neighbour above (rows are bytes).
-__device__ __forceinline__ int attempt(u32 *sh, int w, int b, u32 u, u32 p24, u32 q24) {
-  const u32 W0 = sh[w], Wx = sh[w + 1], Wy = sh[w + WS];
+// The slopes the rule reads at bit b of a site whose word is W0, right word Wx and upper
+// word Wy: own (bit 0 its x-slope, bit 1 its y-slope) and nbr (bit 0 the x-slope of its
+// right neighbour, bit 1 the y-slope of the neighbour above).  They are gathered
+// word-wise: Nx holds at each site's x-bit the x-slope of its right neighbour, Ny at its
+// y-bit the y-slope of the neighbour above (rows are bytes).
+__device__ __forceinline__ void slopes(u32 W0, u32 Wx, u32 Wy, int b, u32 &own, u32 &nbr) {
   const u32 Nx = ((W0 >> 2) & 0x3F3F3F3Fu) | ((Wx << 6) & 0xC0C0C0C0u);
   const u32 Ny = (W0 >> 8) | (Wy << 24);
-  const u32 own = (W0 >> b) & 3u;
-  const u32 nbr = ((Nx >> b) & 1u) | ((Ny >> b) & 2u);
+  own = (W0 >> b) & 3u;
+  nbr = ((Nx >> b) & 1u) | ((Ny >> b) & 2u);
+}
+
+// The octahedron rule on the four slopes of a site: +1 deposition, -1 removal, 0 none.
+__device__ __forceinline__ int rule(u32 own, u32 nbr, u32 u, u32 p24, u32 q24) {
   bool up, down;
   if (FAST) {  // acceptance certain: only the one direction DIR can happen
     up = DIR > 0 && own == 0u && nbr == 3u;
@@ -89,23 +94,33 @@ __device__ __forceinline__ int attempt(u32 *sh, int w, int b, u32 u, u32 p24, u3
     up = (own == 0u) & (nbr == 3u) & (u < p24);
     down = (own == 3u) & (nbr == 0u) & (u < q24);
   }
-  const u32 t = (up | down) ? 1u << b : 0u;  // the site's x-bit if it flips
-  const u32 d0 = 3u * t | ((t << 2) & 0xFCFCFCFCu) | (t << 9);
-  const u32 dx = (t >> 6) & 0x03030303u;  // non-zero only in the last column
-  const u32 dy = t >> 23;                 // non-zero only in the last row
-  if (BLK == 1) {
-    // DT: active sub-cells are >= 4 sites apart, so no other thread of this hit
-    // touches the words of this attempt: plain read-modify-write
-    sh[w] = W0 ^ d0;
-    if (dx) sh[w + 1] = Wx ^ dx;
-    if (dy) sh[w + WS] = Wy ^ dy;
-  } else if (t) {
-    // DB: corners and edges write into the neighbouring cells' words
-    atomicXor(&sh[w], d0);
-    if (dx) atomicXor(&sh[w + 1], dx);
-    if (dy) atomicXor(&sh[w + WS], dy);
-  }
   return (int)up - (int)down;
+}
+
+// The bits a flip of the site whose x-bit is t (0: no flip) toggles: its own two slopes,
+// the x-slope of its right neighbour and the y-slope of the one above, in its word (d0),
+// in the word to the right (dx, non-zero only from the last column) and in the word
+// above (dy, non-zero only from the last row).
+__device__ __forceinline__ void flip_masks(u32 t, u32 &d0, u32 &dx, u32 &dy) {
+  d0 = 3u * t | ((t << 2) & 0xFCFCFCFCu) | (t << 9);
+  dx = (t >> 6) & 0x03030303u;
+  dy = t >> 23;
+}
+
+// One DT attempt at bit b of window word w; returns +1, -1 or 0.  Active sub-cells are
+// >= 4 sites apart, so no other thread of this hit touches the words of this attempt:
+// plain read-modify-write.
+__device__ __forceinline__ int attempt(u32 *sh, int w, int b, u32 u, u32 p24, u32 q24) {
+  const u32 W0 = sh[w], Wx = sh[w + 1], Wy = sh[w + WS];
+  u32 own, nbr;
+  slopes(W0, Wx, Wy, b, own, nbr);
+  const int r = rule(own, nbr, u, p24, q24);
+  u32 d0, dx, dy;
+  flip_masks(r ? 1u << b : 0u, d0, dx, dy);
+  sh[w] = W0 ^ d0;
+  if (dx) sh[w + 1] = Wx ^ dx;
+  if (dy) sh[w + WS] = Wy ^ dy;
+  return r;
 }
 
 // the barrier between hits: a block of one warp needs only the warp's
@@ -151,6 +166,9 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
     const int x = sx + (k & 3), y = sy + (k >> 2);
     tab[k] = (((y >> 2) * WS + (x >> 2)) << 5) | (2 * (((y & 3) << 2) | (x & 3)));
   }
+  // DB: the site (x + CX y) in its cell where each cell's bulk or corner attempt of
+  // this hit flipped, or -1
+  __shared__ int rec[BLK == 2 ? NCELLS : 1];
   __syncthreads();
 
   // the cells of this thread: t, t + NTHR, ...
@@ -194,25 +212,60 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
         }
         hit_barrier();
       } else {
-        bool edge[CPT], active[CPT];
-        int wk[CPT], bk[CPT];
-        u32 uk[CPT];
+        // DB with delayed borders (decomposed.py: bulk and corners, then the edges) in one
+        // rule pass.  Edge sites of different cells are never neighbours, and an edge
+        // site's slopes change in the bulk phase only where the bulk or corner attempt
+        // of the neighbouring cell across its border flipped (the cells to the right or
+        // above; at (CX-1, 0) and (0, CY-1) also the corner of the cell below or to the
+        // left).  So every lane reads its slopes before any flip, the bulk lanes record
+        // their flips per cell (rec), and after one barrier the edge lanes toggle the
+        // slopes their neighbours' recorded flips changed, decide, and all lanes flip.
+        // The lattice is the one of the two passes, bit for bit.
+        int wk[CPT], dk[CPT];
+        u32 ownk[CPT], nbrk[CPT], uk[CPT];
+        bool edge[CPT], live[CPT];
 #pragma unroll
-        for (int k = 0; k < CPT; k++) {  // bulk and corners
+        for (int k = 0; k < CPT; k++) {
           u32 pos;
           draw(buf[k], j, uk[k], pos);
           const int px = pos & (CX - 1), py = (pos / CX) & (CY - 1);
           const int e = tab[(px & 3) | ((py & 3) << 2)];
           wk[k] = wbase[k] + (px >> 2) + (py >> 2) * WS + (e >> 5);
-          bk[k] = e & 31;
+          dk[k] = (e & 31) | (px << 5) | (py << 13);  // bit, then the site in the cell
           edge[k] = (px == CX - 1) != (py == CY - 1);
-          active[k] = BORDER == 0 || (cellx[k] + px < AX && celly[k] + py < AY);
-          if (active[k] && !edge[k]) acc += attempt(sh, wk[k], bk[k], uk[k], p24, q24);
+          live[k] = BORDER == 0 || (cellx[k] + px < AX && celly[k] + py < AY);
+          slopes(sh[wk[k]], sh[wk[k] + 1], sh[wk[k] + WS], e & 31, ownk[k], nbrk[k]);
+          const bool flips = live[k] && !edge[k] && rule(ownk[k], nbrk[k], uk[k], p24, q24);
+          rec[threadIdx.x + k * NTHR] = flips ? px + py * CX : -1;
         }
         hit_barrier();
 #pragma unroll
-        for (int k = 0; k < CPT; k++)  // then the edges
-          if (active[k] && edge[k]) acc += attempt(sh, wk[k], bk[k], uk[k], p24, q24);
+        for (int k = 0; k < CPT; k++) {
+          const int cell = threadIdx.x + k * NTHR;
+          const int px = (dk[k] >> 5) & 255, py = dk[k] >> 13;
+          if (edge[k]) {  // the right edge (x = CX - 1) or the upper one (y = CY - 1)
+            const bool right = px == CX - 1;
+            // the cell across the edge, if in the domain: its flip at (0, py) toggles
+            // nbr x, at (px, 0) nbr y
+            const bool in1 = right ? cellx[k] + CX < DX : celly[k] + CY < DY;
+            const int r1 = in1 ? rec[cell + (right ? 1 : NCX)] : -1;
+            if (r1 == (right ? py * CX : px)) nbrk[k] ^= right ? 1u : 2u;
+            // at (CX - 1, 0) the corner of the cell below toggles own y, at (0, CY - 1)
+            // the corner of the cell to the left own x
+            const bool in2 = right ? py == 0 && celly[k] > 0 : px == 0 && cellx[k] > 0;
+            const int r2 = in2 ? rec[cell - (right ? NCX : 1)] : -1;
+            if (r2 == CX * CY - 1) ownk[k] ^= right ? 2u : 1u;
+          }
+          const int r = live[k] ? rule(ownk[k], nbrk[k], uk[k], p24, q24) : 0;
+          acc += r;
+          if (r) {  // neighbouring cells' flips may share the words: XOR in shared memory
+            u32 d0, dx, dy;
+            flip_masks(1u << (dk[k] & 31), d0, dx, dy);
+            atomicXor(&sh[wk[k]], d0);
+            if (dx) atomicXor(&sh[wk[k] + 1], dx);
+            if (dy) atomicXor(&sh[wk[k] + WS], dy);
+          }
+        }
         hit_barrier();
       }
     }
