@@ -39,7 +39,9 @@
 #ifndef CPT
 #define CPT 1  // thread cells per GPU thread (independent attempts between barriers)
 #endif
+#define NCY (DY / CY)
 #define NCELLS ((DX / CX) * (DY / CY))
+#define RP (NCX + 2)  // row pitch of the per-cell records of DB (a guard cell each side)
 #define NTHR (NCELLS / CPT)
 #define WW (DX / 4 + 2)  // window words per row: the domain, its touched rim, and one more
 #define WH (DY / 4 + 2)  // window rows
@@ -167,12 +169,15 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
     tab[k] = (((y >> 2) * WS + (x >> 2)) << 5) | (2 * (((y & 3) << 2) | (x & 3)));
   }
   // DB: the site (x + CX y) in its cell where each cell's bulk or corner attempt of
-  // this hit flipped, or -1
-  __shared__ int rec[BLK == 2 ? NCELLS : 1];
+  // this hit flipped, or -1; cell (cx, cy) at RP (cy + 1) + cx + 1, and a guard ring of -1
+  // around the domain's cells
+  __shared__ int rec[BLK == 2 ? RP * (NCY + 2) : 1];
+  if (BLK == 2)
+    for (int k = threadIdx.x; k < RP * (NCY + 2); k += NTHR) rec[k] = -1;
   __syncthreads();
 
   // the cells of this thread: t, t + NTHR, ...
-  int cellx[CPT], celly[CPT], wbase[CPT];
+  int cellx[CPT], celly[CPT], wbase[CPT], rbase[CPT];
   u32 gid[CPT];
 #pragma unroll
   for (int k = 0; k < CPT; k++) {
@@ -181,6 +186,7 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
     celly[k] = (cell / NCX) * CY;
     wbase[k] = (celly[k] / 4) * WS + cellx[k] / 4;  // cells start on word edges + (sx, sy)
     gid[k] = (u32)d * NCELLS + cell;
+    rbase[k] = (cell / NCX + 1) * RP + cell % NCX + 1;
   }
   int acc = 0;
   P4 bsw;
@@ -221,9 +227,8 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
         // their flips per cell (rec), and after one barrier the edge lanes toggle the
         // slopes their neighbours' recorded flips changed, decide, and all lanes flip.
         // The lattice is the one of the two passes, bit for bit.
-        int wk[CPT], dk[CPT];
+        int wk[CPT], pk[CPT];
         u32 ownk[CPT], nbrk[CPT], uk[CPT];
-        bool edge[CPT], live[CPT];
 #pragma unroll
         for (int k = 0; k < CPT; k++) {
           u32 pos;
@@ -231,40 +236,40 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
           const int px = pos & (CX - 1), py = (pos / CX) & (CY - 1);
           const int e = tab[(px & 3) | ((py & 3) << 2)];
           wk[k] = wbase[k] + (px >> 2) + (py >> 2) * WS + (e >> 5);
-          dk[k] = (e & 31) | (px << 5) | (py << 13);  // bit, then the site in the cell
-          edge[k] = (px == CX - 1) != (py == CY - 1);
-          live[k] = BORDER == 0 || (cellx[k] + px < AX && celly[k] + py < AY);
+          const bool edge = (px == CX - 1) != (py == CY - 1);
+          const bool live = BORDER == 0 || (cellx[k] + px < AX && celly[k] + py < AY);
+          // the site in the cell, its bit, and whether it is outside the dead border
+          pk[k] = (px + py * CX) | (e & 31) << 16 | (int)live << 24;
           slopes(sh[wk[k]], sh[wk[k] + 1], sh[wk[k] + WS], e & 31, ownk[k], nbrk[k]);
-          const bool flips = live[k] && !edge[k] && rule(ownk[k], nbrk[k], uk[k], p24, q24);
-          rec[threadIdx.x + k * NTHR] = flips ? px + py * CX : -1;
+          const bool flips = live && !edge && rule(ownk[k], nbrk[k], uk[k], p24, q24);
+          rec[rbase[k]] = flips ? px + py * CX : -1;
         }
         hit_barrier();
 #pragma unroll
         for (int k = 0; k < CPT; k++) {
-          const int cell = threadIdx.x + k * NTHR;
-          const int px = (dk[k] >> 5) & 255, py = dk[k] >> 13;
-          if (edge[k]) {  // the right edge (x = CX - 1) or the upper one (y = CY - 1)
-            const bool right = px == CX - 1;
-            // the cell across the edge, if in the domain: its flip at (0, py) toggles
-            // nbr x, at (px, 0) nbr y
-            const bool in1 = right ? cellx[k] + CX < DX : celly[k] + CY < DY;
-            const int r1 = in1 ? rec[cell + (right ? 1 : NCX)] : -1;
-            if (r1 == (right ? py * CX : px)) nbrk[k] ^= right ? 1u : 2u;
-            // at (CX - 1, 0) the corner of the cell below toggles own y, at (0, CY - 1)
-            // the corner of the cell to the left own x
-            const bool in2 = right ? py == 0 && celly[k] > 0 : px == 0 && cellx[k] > 0;
-            const int r2 = in2 ? rec[cell - (right ? NCX : 1)] : -1;
-            if (r2 == CX * CY - 1) ownk[k] ^= right ? 2u : 1u;
-          }
-          const int r = live[k] ? rule(ownk[k], nbrk[k], uk[k], p24, q24) : 0;
+          // branch-free, so that the warp issues each instruction once for all its lanes
+          const int q = pk[k] & 0xFFFF;
+          const bool right = (q & (CX - 1)) == CX - 1, top = q >= CX * (CY - 1);
+          const bool edge = right != top;
+          // the cell across the edge (right or above): its flip at (0, py) toggles nbr x,
+          // at (px, 0) nbr y; the guard ring holds -1
+          const int r1 = rec[rbase[k] + (right ? 1 : RP)];
+          const int want1 = edge ? q - (right ? CX - 1 : CX * (CY - 1)) : -2;
+          nbrk[k] ^= r1 == want1 ? (right ? 1u : 2u) : 0u;
+          // at (CX - 1, 0) the corner of the cell below toggles own y, at (0, CY - 1) the
+          // corner of the cell to the left own x
+          const int r2 = rec[rbase[k] - (right ? RP : 1)];
+          const bool c2 = (q == CX - 1 || q == CX * (CY - 1)) && r2 == CX * CY - 1;
+          ownk[k] ^= c2 ? (right ? 2u : 1u) : 0u;
+          const bool live = BORDER == 0 || (pk[k] >> 24);
+          const int r = live ? rule(ownk[k], nbrk[k], uk[k], p24, q24) : 0;
           acc += r;
-          if (r) {  // neighbouring cells' flips may share the words: XOR in shared memory
-            u32 d0, dx, dy;
-            flip_masks(1u << (dk[k] & 31), d0, dx, dy);
-            atomicXor(&sh[wk[k]], d0);
-            if (dx) atomicXor(&sh[wk[k] + 1], dx);
-            if (dy) atomicXor(&sh[wk[k] + WS], dy);
-          }
+          // neighbouring cells' flips may share the words: XOR in shared memory
+          u32 d0, dx, dy;
+          flip_masks(r ? 1u << ((pk[k] >> 16) & 31) : 0u, d0, dx, dy);
+          if (d0) atomicXor(&sh[wk[k]], d0);
+          if (dx) atomicXor(&sh[wk[k] + 1], dx);
+          if (dy) atomicXor(&sh[wk[k] + WS], dy);
         }
         hit_barrier();
       }
