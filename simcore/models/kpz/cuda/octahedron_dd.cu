@@ -125,16 +125,6 @@ __device__ __forceinline__ int attempt(u32 *sh, int w, int b, u32 u, u32 p24, u3
   return r;
 }
 
-// *p ^= v in shared memory where v != 0, as one predicated reduction: an if around
-// atomicXor compiles to a branch and a reconvergence point per word, issued by every warp
-__device__ __forceinline__ void xor_if(u32 *p, u32 v) {
-  asm volatile(
-      "{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %1, 0;\n\t@q red.shared.xor.b32 [%0], %1;\n\t}"
-      :
-      : "r"((u32)__cvta_generic_to_shared(p)), "r"(v)
-      : "memory");
-}
-
 // the barrier between hits: a block of one warp needs only the warp's
 __device__ __forceinline__ void hit_barrier() {
   if (NTHR <= 32)
@@ -277,9 +267,9 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
           // neighbouring cells' flips may share the words: XOR in shared memory
           u32 d0, dx, dy;
           flip_masks(r ? 1u << ((pk[k] >> 16) & 31) : 0u, d0, dx, dy);
-          xor_if(&sh[wk[k]], d0);
-          xor_if(&sh[wk[k] + 1], dx);
-          xor_if(&sh[wk[k] + WS], dy);
+          if (d0) atomicXor(&sh[wk[k]], d0);
+          if (dx) atomicXor(&sh[wk[k] + 1], dx);
+          if (dy) atomicXor(&sh[wk[k] + WS], dy);
         }
         hit_barrier();
       }
