@@ -74,49 +74,39 @@ __device__ __forceinline__ void draw(const P4 &r, int j, u32 &u, u32 &pos) {
   }
 }
 
-// The four slopes the rule reads at a site: its own x- and y-slope, the x-slope of its
-// right neighbour and the y-slope of the neighbour above (true: +1).
-struct Slopes {
-  bool ox, oy, nx, ny;
-};
-
-// The site whose x-bit is m (a one-bit mask) in word W0, with the word to its right Wx and
-// the word above Wy (rows are bytes): its right neighbour's x-bit is m << 2 in W0, or
-// m >> 6 in Wx from the last column; the y-bit above is m << 9 in W0, or m >> 23 in Wy
-// from the last row.  Masks and bit tests instead of shifting the words down: fewer
-// integer-pipe instructions, and flip_masks reuses the same masks.
-__device__ __forceinline__ Slopes slopes(u32 W0, u32 Wx, u32 Wy, u32 m) {
-  Slopes s;
-  s.ox = (W0 & m) != 0u;
-  s.oy = (W0 & (m << 1)) != 0u;
-  s.nx = ((W0 & ((m << 2) & 0xFCFCFCFCu)) | (Wx & ((m >> 6) & 0x03030303u))) != 0u;
-  s.ny = ((W0 & (m << 9)) | (Wy & (m >> 23))) != 0u;
-  return s;
+// The slopes the rule reads at bit b of a site whose word is W0, right word Wx and upper
+// word Wy: own (bit 0 its x-slope, bit 1 its y-slope) and nbr (bit 0 the x-slope of its
+// right neighbour, bit 1 the y-slope of the neighbour above).  They are gathered
+// word-wise: Nx holds at each site's x-bit the x-slope of its right neighbour, Ny at its
+// y-bit the y-slope of the neighbour above (rows are bytes).
+__device__ __forceinline__ void slopes(u32 W0, u32 Wx, u32 Wy, int b, u32 &own, u32 &nbr) {
+  const u32 Nx = ((W0 >> 2) & 0x3F3F3F3Fu) | ((Wx << 6) & 0xC0C0C0C0u);
+  const u32 Ny = (W0 >> 8) | (Wy << 24);
+  own = (W0 >> b) & 3u;
+  nbr = ((Nx >> b) & 1u) | ((Ny >> b) & 2u);
 }
 
 // The octahedron rule on the four slopes of a site: +1 deposition, -1 removal, 0 none.
-__device__ __forceinline__ int rule(const Slopes &s, u32 u, u32 p24, u32 q24) {
-  const bool low = !s.ox && !s.oy && s.nx && s.ny;  // a local minimum
-  const bool high = s.ox && s.oy && !s.nx && !s.ny;  // a local maximum
+__device__ __forceinline__ int rule(u32 own, u32 nbr, u32 u, u32 p24, u32 q24) {
   bool up, down;
   if (FAST) {  // acceptance certain: only the one direction DIR can happen
-    up = DIR > 0 && low;
-    down = DIR < 0 && high;
+    up = DIR > 0 && own == 0u && nbr == 3u;
+    down = DIR < 0 && own == 3u && nbr == 0u;
   } else {
-    up = low && u < p24;
-    down = high && u < q24;
+    up = (own == 0u) & (nbr == 3u) & (u < p24);
+    down = (own == 3u) & (nbr == 0u) & (u < q24);
   }
   return (int)up - (int)down;
 }
 
-// The bits a flip of the site whose x-bit is m toggles (none if !f): its own two slopes,
+// The bits a flip of the site whose x-bit is t (0: no flip) toggles: its own two slopes,
 // the x-slope of its right neighbour and the y-slope of the one above, in its word (d0),
 // in the word to the right (dx, non-zero only from the last column) and in the word
 // above (dy, non-zero only from the last row).
-__device__ __forceinline__ void flip_masks(u32 m, bool f, u32 &d0, u32 &dx, u32 &dy) {
-  d0 = f ? 3u * m | ((m << 2) & 0xFCFCFCFCu) | (m << 9) : 0u;
-  dx = f ? (m >> 6) & 0x03030303u : 0u;
-  dy = f ? m >> 23 : 0u;
+__device__ __forceinline__ void flip_masks(u32 t, u32 &d0, u32 &dx, u32 &dy) {
+  d0 = 3u * t | ((t << 2) & 0xFCFCFCFCu) | (t << 9);
+  dx = (t >> 6) & 0x03030303u;
+  dy = t >> 23;
 }
 
 // One DT attempt at bit b of window word w; returns +1, -1 or 0.  Active sub-cells are
@@ -124,10 +114,11 @@ __device__ __forceinline__ void flip_masks(u32 m, bool f, u32 &d0, u32 &dx, u32 
 // plain read-modify-write.
 __device__ __forceinline__ int attempt(u32 *sh, int w, int b, u32 u, u32 p24, u32 q24) {
   const u32 W0 = sh[w], Wx = sh[w + 1], Wy = sh[w + WS];
-  const u32 m = 1u << b;
-  const int r = rule(slopes(W0, Wx, Wy, m), u, p24, q24);
+  u32 own, nbr;
+  slopes(W0, Wx, Wy, b, own, nbr);
+  const int r = rule(own, nbr, u, p24, q24);
   u32 d0, dx, dy;
-  flip_masks(m, r != 0, d0, dx, dy);
+  flip_masks(r ? 1u << b : 0u, d0, dx, dy);
   sh[w] = W0 ^ d0;
   if (dx) sh[w + 1] = Wx ^ dx;
   if (dy) sh[w + WS] = Wy ^ dy;
@@ -237,8 +228,7 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
         // slopes their neighbours' recorded flips changed, decide, and all lanes flip.
         // The lattice is the one of the two passes, bit for bit.
         int wk[CPT], pk[CPT];
-        Slopes sk[CPT];
-        u32 uk[CPT];
+        u32 ownk[CPT], nbrk[CPT], uk[CPT];
 #pragma unroll
         for (int k = 0; k < CPT; k++) {
           u32 pos;
@@ -250,8 +240,8 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
           const bool live = BORDER == 0 || (cellx[k] + px < AX && celly[k] + py < AY);
           // the site in the cell, its bit, and whether it is outside the dead border
           pk[k] = (px + py * CX) | (e & 31) << 16 | (int)live << 24;
-          sk[k] = slopes(sh[wk[k]], sh[wk[k] + 1], sh[wk[k] + WS], 1u << (e & 31));
-          const bool flips = live && !edge && rule(sk[k], uk[k], p24, q24);
+          slopes(sh[wk[k]], sh[wk[k] + 1], sh[wk[k] + WS], e & 31, ownk[k], nbrk[k]);
+          const bool flips = live && !edge && rule(ownk[k], nbrk[k], uk[k], p24, q24);
           rec[rbase[k]] = flips ? px + py * CX : -1;
         }
         hit_barrier();
@@ -265,21 +255,18 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
           // at (px, 0) nbr y; the guard ring holds -1
           const int r1 = rec[rbase[k] + (right ? 1 : RP)];
           const int want1 = edge ? q - (right ? CX - 1 : CX * (CY - 1)) : -2;
-          const bool t1 = r1 == want1;
-          sk[k].nx ^= t1 && right;
-          sk[k].ny ^= t1 && !right;
+          nbrk[k] ^= r1 == want1 ? (right ? 1u : 2u) : 0u;
           // at (CX - 1, 0) the corner of the cell below toggles own y, at (0, CY - 1) the
           // corner of the cell to the left own x
           const int r2 = rec[rbase[k] - (right ? RP : 1)];
           const bool c2 = (q == CX - 1 || q == CX * (CY - 1)) && r2 == CX * CY - 1;
-          sk[k].oy ^= c2 && right;
-          sk[k].ox ^= c2 && !right;
+          ownk[k] ^= c2 ? (right ? 2u : 1u) : 0u;
           const bool live = BORDER == 0 || (pk[k] >> 24);
-          const int r = live ? rule(sk[k], uk[k], p24, q24) : 0;
+          const int r = live ? rule(ownk[k], nbrk[k], uk[k], p24, q24) : 0;
           acc += r;
           // neighbouring cells' flips may share the words: XOR in shared memory
           u32 d0, dx, dy;
-          flip_masks(1u << ((pk[k] >> 16) & 31), r != 0, d0, dx, dy);
+          flip_masks(r ? 1u << ((pk[k] >> 16) & 31) : 0u, d0, dx, dy);
           if (d0) atomicXor(&sh[wk[k]], d0);
           if (dx) atomicXor(&sh[wk[k] + 1], dx);
           if (dy) atomicXor(&sh[wk[k] + WS], dy);
