@@ -86,9 +86,8 @@ __device__ __forceinline__ void slopes(u32 W0, u32 Wx, u32 Wy, int b, u32 &own, 
   nbr = ((Nx >> b) & 1u) | ((Ny >> b) & 2u);
 }
 
-// The octahedron rule on the four slopes of a site: +1 deposition, -1 removal, 0 none.
-__device__ __forceinline__ int rule(u32 own, u32 nbr, u32 u, u32 p24, u32 q24) {
-  bool up, down;
+// The octahedron rule on the four slopes of a site: a deposition (up) or a removal (down).
+__device__ __forceinline__ void rule(u32 own, u32 nbr, u32 u, u32 p24, u32 q24, bool &up, bool &down) {
   if (FAST) {  // acceptance certain: only the one direction DIR can happen
     up = DIR > 0 && own == 0u && nbr == 3u;
     down = DIR < 0 && own == 3u && nbr == 0u;
@@ -96,7 +95,6 @@ __device__ __forceinline__ int rule(u32 own, u32 nbr, u32 u, u32 p24, u32 q24) {
     up = (own == 0u) & (nbr == 3u) & (u < p24);
     down = (own == 3u) & (nbr == 0u) & (u < q24);
   }
-  return (int)up - (int)down;
 }
 
 // The bits a flip of the site whose x-bit is t (0: no flip) toggles: its own two slopes,
@@ -116,13 +114,14 @@ __device__ __forceinline__ int attempt(u32 *sh, int w, int b, u32 u, u32 p24, u3
   const u32 W0 = sh[w], Wx = sh[w + 1], Wy = sh[w + WS];
   u32 own, nbr;
   slopes(W0, Wx, Wy, b, own, nbr);
-  const int r = rule(own, nbr, u, p24, q24);
+  bool up, down;
+  rule(own, nbr, u, p24, q24, up, down);
   u32 d0, dx, dy;
-  flip_masks(r ? 1u << b : 0u, d0, dx, dy);
+  flip_masks((up | down) ? 1u << b : 0u, d0, dx, dy);
   sh[w] = W0 ^ d0;
   if (dx) sh[w + 1] = Wx ^ dx;
   if (dy) sh[w + WS] = Wy ^ dy;
-  return r;
+  return (int)up - (int)down;
 }
 
 // the barrier between hits: a block of one warp needs only the warp's
@@ -241,7 +240,9 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
           // the site in the cell, its bit, and whether it is outside the dead border
           pk[k] = (px + py * CX) | (e & 31) << 16 | (int)live << 24;
           slopes(sh[wk[k]], sh[wk[k] + 1], sh[wk[k] + WS], e & 31, ownk[k], nbrk[k]);
-          const bool flips = live && !edge && rule(ownk[k], nbrk[k], uk[k], p24, q24);
+          bool up, down;
+          rule(ownk[k], nbrk[k], uk[k], p24, q24, up, down);
+          const bool flips = live && !edge && (up | down);
           rec[rbase[k]] = flips ? px + py * CX : -1;
         }
         hit_barrier();
@@ -262,11 +263,14 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
           const bool c2 = (q == CX - 1 || q == CX * (CY - 1)) && r2 == CX * CY - 1;
           ownk[k] ^= c2 ? (right ? 2u : 1u) : 0u;
           const bool live = BORDER == 0 || (pk[k] >> 24);
-          const int r = live ? rule(ownk[k], nbrk[k], uk[k], p24, q24) : 0;
-          acc += r;
+          bool up, down;
+          rule(ownk[k], nbrk[k], uk[k], p24, q24, up, down);
+          up = up && live;
+          down = down && live;
+          acc += (int)up - (int)down;
           // neighbouring cells' flips may share the words: XOR in shared memory
           u32 d0, dx, dy;
-          flip_masks(r ? 1u << ((pk[k] >> 16) & 31) : 0u, d0, dx, dy);
+          flip_masks((up | down) ? 1u << ((pk[k] >> 16) & 31) : 0u, d0, dx, dy);
           if (d0) atomicXor(&sh[wk[k]], d0);
           if (dx) atomicXor(&sh[wk[k] + 1], dx);
           if (dy) atomicXor(&sh[wk[k] + WS], dy);
