@@ -62,6 +62,15 @@ def test_slab_kernel_compiles(tmp_path) -> None:
     assert KERNEL_NAME in nvcc_ptx(tmp_path, CUDA_SOURCE, compile_defines("sliced", 16, 2, slab=4))
 
 
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+def test_exchange_flag_kernels_compile(tmp_path) -> None:
+    """The flag kernels of the device-signalled multi-GPU exchange compile."""
+    from simcore.models.ea3d.multigpu import FLAGS_SOURCE
+
+    ptx = nvcc_ptx(tmp_path, FLAGS_SOURCE, ())
+    assert "slab_signal" in ptx and "slab_wait" in ptx
+
+
 @pytest.mark.gpu
 @needs_gpu
 @pytest.mark.parametrize(("L", "k", "n_slabs"), [(8, 1, 2), (16, 2, 2), (16, 2, 4), (24, 1, 3)])
@@ -92,10 +101,30 @@ def test_two_gpus_with_mpi_equal_one_gpu() -> None:
     cmd = ["mpirun", "--allow-run-as-root", "-np", "2", sys.executable, "-m",
            "simcore.models.ea3d.multigpu", "--check", "--L", "16", "32", "--k", "2",
            "--sweeps", "9"]  # fmt: skip
-    for extra in ([], ["--host-staging"]):  # CUDA IPC between the GPUs, then through the host
+    # CUDA IPC signalled on the GPUs, with an MPI token, then through the host
+    for extra in ([], ["--token"], ["--host-staging"]):
         res = subprocess.run([*cmd, *extra], capture_output=True, text=True, timeout=600)
         assert res.returncode == 0, res.stdout + res.stderr
         assert res.stdout.count("bit-identical to one GPU: True") == 2
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(_n_gpus() < 1 or shutil.which("mpirun") is None, reason="needs a GPU + MPI")
+@pytest.mark.parametrize("ranks", [1, 2, 3])
+def test_ranks_sharing_one_gpu_equal_one_gpu(ranks: int) -> None:
+    """The multi-GPU program with every rank on the same GPU (CUDA IPC between processes
+    of one device; one rank is its own neighbour): the device-signalled exchange and the
+    MPI token give the single-GPU lattice bit for bit.  L = 24 splits into 12 / 6 / 4
+    plane pairs."""
+    import sys
+
+    cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(ranks),
+           sys.executable, "-m", "simcore.models.ea3d.multigpu", "--check", "--L", "24",
+           "--k", "1", "--sweeps", "7"]  # fmt: skip
+    for extra in ([], ["--token"]):
+        res = subprocess.run([*cmd, *extra], capture_output=True, text=True, timeout=600)
+        assert res.returncode == 0, res.stdout + res.stderr
+        assert res.stdout.count("bit-identical to one GPU: True") == 1
 
 
 @pytest.mark.gpu

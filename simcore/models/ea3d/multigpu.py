@@ -13,9 +13,12 @@ update needs one ghost plane only, and the exchange after it goes one way:
 Per colour the boundary plane is updated on a high-priority CUDA stream while the bulk
 planes are updated on another, so the exchange hides behind the bulk update.  Two
 transports: on GPUs of one host the boundary kernel writes every new word straight into
-the neighbour's ghost plane as well (CUDA IPC, over NVLink where there is one) and an
-MPI token says it has arrived; GPUs of different hosts stage the plane through pinned
-host memory and MPI (lulli2015's D2H, MPI, H2D).  Random numbers are keyed by the physical
+the neighbour's ghost plane as well (CUDA IPC, over NVLink where there is one), and a flag
+that a one-thread kernel sets in the neighbour's memory says it has arrived (a kernel on
+the other side waits for it), so the host queues whole sweeps and never waits inside one
+(``--token`` uses an MPI message per colour instead, with the host in the loop); GPUs of
+different hosts stage the plane through pinned host memory and MPI (lulli2015's D2H, MPI,
+H2D).  Random numbers are keyed by the physical
 site (simcore.models.ea3d), so the result is bit-identical to one GPU.
 
 Run: ``mpirun -np N python -m simcore.models.ea3d.multigpu --help`` (N GPUs, one per
@@ -32,11 +35,17 @@ import statistics
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
 from simcore.models.ea3d.lattice import N_REPLICAS
 from simcore.seeding import philox_key
+
+#: A device-side wait that lasts longer than this is reported as a failed exchange.
+WAIT_TIMEOUT_S = 60.0
+#: The flag kernels of the device-signalled exchange.
+FLAGS_SOURCE = Path(__file__).with_name("cuda") / "slab_flags.cu"
 
 
 class Slab:
@@ -66,6 +75,12 @@ class Slab:
         self.send_dev = cp.empty(shape, dtype=cp.uint64)
         self.recv_dev = cp.empty(shape, dtype=cp.uint64)
         self.peer_S: list[int] = [0, 0]  # the spin array colour c's boundary goes to (ipc)
+        # flags[c]: the sweeps whose colour-c boundary plane has arrived in our ghost (set by
+        # the neighbour, device-signalled exchange); flags[2]: a wait timed out
+        fmem = cp.cuda.Memory(4 * 4)  # own allocation: IPC names it whole
+        self.flags = cp.ndarray((4,), cp.int32, cp.cuda.MemoryPointer(fmem, 0))
+        self.flags.fill(0)
+        self.peer_flags: list[int] = [0, 0]  # the flag colour c's signal goes to (ipc)
         # per colour: the bulk and the boundary update done (GPU-side ordering, ipc)
         self.bulk_done = [cp.cuda.Event(disable_timing=True) for _ in range(2)]
         self.edge_done = [cp.cuda.Event(disable_timing=True) for _ in range(2)]
@@ -176,6 +191,26 @@ class Slab:
         self._launch(c, t, edge, 1, self.edge_stream, keys, thr, ghost=self.peer_S[c])
         self.edge_done[c].record(self.edge_stream)
 
+    def colour_signalled(self, c: int, t: int, keys, thr) -> None:
+        """:meth:`colour_ipc`, then on the boundary stream: set the neighbour's flag of
+        colour c to t + 1 (our plane is in its ghost), and wait until ours has reached
+        t + 1 (its plane is in our ghost) before the next boundary kernel; returns at once.
+        The bulk stream waits only for the boundary kernels (``edge_done``), never for a
+        flag: the bulk planes read no ghost."""
+        from simcore.backends.cuda import load_module
+
+        mod = load_module(FLAGS_SOURCE, ())
+        self.colour_ipc(c, t, keys, thr)
+        s = self.edge_stream
+        mod.get_function("slab_signal")((1,), (1,), (np.uint64(self.peer_flags[c]),
+                                                      np.int32(t + 1)), stream=s)  # fmt: skip
+        mod.get_function("slab_wait")(
+            (1,), (1,),
+            (self.flags[c:], np.int32(t + 1), np.uint64(int(WAIT_TIMEOUT_S * 1e9)),
+             self.flags[2:]),
+            stream=s,
+        )  # fmt: skip
+
 
 def slab_bounds(L: int, n: int, rank: int) -> tuple[int, int]:
     """(z0, nz): the plane pairs of ``rank`` when L/2 plane pairs are split over n GPUs."""
@@ -215,25 +250,44 @@ def connect_ipc(comm, slab: Slab) -> list:
     import cupy as cp
 
     rank, size = comm.Get_rank(), comm.Get_size()
-    handles = comm.allgather(cp.cuda.runtime.ipcGetMemHandle(slab.S.data.ptr))
     opened = []
-    for c, dest in ((0, (rank - 1) % size), (1, (rank + 1) % size)):
-        if dest == rank:
-            slab.peer_S[c] = slab.S.data.ptr
-        else:
-            ptr = cp.cuda.runtime.ipcOpenMemHandle(handles[dest])
-            slab.peer_S[c] = ptr
-            if ptr not in opened:
-                opened.append(ptr)
+    for own, peer in ((slab.S, slab.peer_S), (slab.flags, slab.peer_flags)):
+        handles = comm.allgather(cp.cuda.runtime.ipcGetMemHandle(own.data.ptr))
+        mine: dict[int, int] = {}
+        for c, dest in ((0, (rank - 1) % size), (1, (rank + 1) % size)):
+            if dest == rank:
+                base = own.data.ptr
+            elif dest in mine:
+                base = mine[dest]
+            else:
+                base = mine[dest] = cp.cuda.runtime.ipcOpenMemHandle(handles[dest])
+                opened.append(base)
+            # the spin array whole; the flag of colour c
+            peer[c] = base if own is slab.S else base + 4 * c
     return opened
 
 
-def sweeps_mpi(comm, slab: Slab, t_from: int, n: int, keys, thr, ipc: bool = False) -> None:
+def sweeps_mpi(
+    comm, slab: Slab, t_from: int, n: int, keys, thr, ipc: bool = False, token: bool = False
+) -> None:
     """``n`` sweeps of this rank's slab; planes exchanged with the ranks below and above
-    (``ipc``: device copies into the neighbour's buffer after :func:`connect_ipc`)."""
+    (``ipc``: the boundary kernels write the neighbours' ghosts after :func:`connect_ipc`,
+    and flags set from the device say so; with ``token`` an MPI message per colour does)."""
     rank, size = comm.Get_rank(), comm.Get_size()
     up, down = (rank + 1) % size, (rank - 1) % size
     token_out, token_in = np.zeros(1, np.int32), np.zeros(1, np.int32)
+    if ipc and not token:
+        for t in range(t_from, t_from + n):
+            for c in (0, 1):
+                slab.colour_signalled(c, t, keys, thr)
+        slab.edge_stream.synchronize()
+        slab.bulk_stream.synchronize()
+        if int(slab.flags[2].get()):
+            raise RuntimeError(
+                f"rank {rank}: a neighbour's boundary plane did not arrive within "
+                f"{WAIT_TIMEOUT_S:g} s (device-signalled exchange); try --token"
+            )
+        return
     if ipc:
         for t in range(t_from, t_from + n):
             for c in (0, 1):
@@ -384,6 +438,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument(
         "--host-staging", action="store_true", help="exchange through host memory even on one host"
     )
+    ap.add_argument(
+        "--slab-schedule", action="store_true",
+        help="with one rank, time the multi-GPU schedule (one slab, its own neighbour) "
+        "instead of the single-GPU kernel: the schedule's own cost",
+    )  # fmt: skip
+    ap.add_argument(
+        "--token", action="store_true",
+        help="CUDA IPC with an MPI message per colour (the host in the loop) instead of "
+        "flags set and awaited on the GPUs",
+    )  # fmt: skip
     args = ap.parse_args(argv)
 
     import cupy as cp
@@ -396,11 +460,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     cp.cuda.Device(rank % cp.cuda.runtime.getDeviceCount()).use()
     keys, thr = philox_key(args.seed), thresholds(args.T)
     ipc = same_host(comm) and not args.host_staging
+    exchange = ("ipc-token" if args.token else "ipc") if ipc else "host"
     if rank == 0:
-        print(f"{size} rank(s), exchange: {'CUDA IPC' if ipc else 'host staging + MPI'}")
+        names = {"ipc": "CUDA IPC, signalled on the GPUs", "ipc-token": "CUDA IPC + MPI token",
+                 "host": "host staging + MPI"}  # fmt: skip
+        print(f"{size} rank(s), exchange: {names[exchange]}")
     status = 0
     for L in args.L:
-        if size == 1 and not args.check:  # N = 1 is the single-GPU code (lulli2015 eq. 19)
+        # N = 1 is the single-GPU code (lulli2015 eq. 19)
+        if size == 1 and not (args.check or args.slab_schedule):
             times = _time_single_gpu(L, args.k, args.sweeps, args.repeats, keys, thr)
             _report_times(args, L, size, "none", times)
             continue
@@ -411,7 +479,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             # compared by SHA-256 of each slab's spin words: no rank holds the whole lattice
             slab.init_from_seed(keys)
             _ready(comm)
-            sweeps_mpi(comm, slab, 0, args.sweeps, keys, thr, ipc)
+            sweeps_mpi(comm, slab, 0, args.sweeps, keys, thr, ipc, args.token)
             digests = comm.gather(_digest(slab.local_spins()), root=0)
             if rank == 0:
                 ref = _single_gpu_reference(L, args.k, args.sweeps, keys, thr)[2]
@@ -426,18 +494,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             continue
         slab.fill_random(1000 + rank)
         _ready(comm)
-        sweeps_mpi(comm, slab, 0, 2, keys, thr, ipc)  # warm-up (compile, caches)
+        sweeps_mpi(comm, slab, 0, 2, keys, thr, ipc, args.token)  # warm-up (compile, caches)
         times = []
         for rep in range(args.repeats):
             comm.Barrier()
             start = time.perf_counter()
-            sweeps_mpi(comm, slab, 2 + rep * args.sweeps, args.sweeps, keys, thr, ipc)
+            sweeps_mpi(comm, slab, 2 + rep * args.sweeps, args.sweeps, keys, thr, ipc, args.token)
             comm.Barrier()
             times.append((time.perf_counter() - start) / args.sweeps)
         _close(comm, opened)
         del slab
         if rank == 0:
-            _report_times(args, L, size, "ipc" if ipc else "host", times)
+            _report_times(args, L, size, exchange, times)
     return status
 
 

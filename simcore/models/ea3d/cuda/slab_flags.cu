@@ -1,0 +1,34 @@
+// The exchange of the multi-GPU EA3D sweep signalled from the device (simcore/models/ea3d/
+// multigpu.py): after a colour's boundary kernel has written the neighbour's ghost plane,
+// slab_signal sets the neighbour's flag of that colour to the sweep count; before the
+// next boundary kernel may read this GPU's ghost, slab_wait spins until the flag from the
+// other side has reached it.  Both run as one thread on the boundary stream, so the host
+// only queues work and never waits inside a sweep.  Flags only grow, so they need no reset
+// between sweeps.  A wait that passes timeout_ns (wall time) stops and sets *failed, and
+// the host reports it instead of hanging.
+
+typedef unsigned long long u64;
+
+__device__ __forceinline__ u64 wall_ns() {
+  u64 t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+extern "C" __global__ void slab_signal(int *peer_flag, int value) {
+  __threadfence_system();  // the ghost words written before are visible first
+  atomicExch_system(peer_flag, value);
+}
+
+extern "C" __global__ void slab_wait(const int *flag, int value, u64 timeout_ns, int *failed) {
+  const volatile int *f = flag;
+  const u64 start = wall_ns();
+  while (*f < value) {
+    if (wall_ns() - start > timeout_ns) {
+      *failed = 1;
+      break;
+    }
+    __nanosleep(200);
+  }
+  __threadfence_system();  // the ghost words are read after the flag
+}
