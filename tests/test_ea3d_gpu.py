@@ -101,8 +101,9 @@ def test_two_gpus_with_mpi_equal_one_gpu() -> None:
     cmd = ["mpirun", "--allow-run-as-root", "-np", "2", sys.executable, "-m",
            "simcore.models.ea3d.multigpu", "--check", "--L", "16", "32", "--k", "2",
            "--sweeps", "9"]  # fmt: skip
-    # CUDA IPC signalled on the GPUs, with an MPI token, then through the host
-    for extra in ([], ["--token"], ["--host-staging"]):
+    # CUDA IPC signalled on the GPUs (graphs, kernel by kernel), with an MPI token, then
+    # through the host
+    for extra in ([], ["--exchange", "flags"], ["--exchange", "token"], ["--host-staging"]):
         res = subprocess.run([*cmd, *extra], capture_output=True, text=True, timeout=600)
         assert res.returncode == 0, res.stdout + res.stderr
         assert res.stdout.count("bit-identical to one GPU: True") == 2
@@ -113,15 +114,15 @@ def test_two_gpus_with_mpi_equal_one_gpu() -> None:
 @pytest.mark.parametrize("ranks", [1, 2, 3])
 def test_ranks_sharing_one_gpu_equal_one_gpu(ranks: int) -> None:
     """The multi-GPU program with every rank on the same GPU (CUDA IPC between processes
-    of one device; one rank is its own neighbour): the device-signalled exchange and the
-    MPI token give the single-GPU lattice bit for bit.  L = 24 splits into 12 / 6 / 4
-    plane pairs."""
+    of one device; one rank is its own neighbour): each exchange gives the single-GPU
+    lattice bit for bit.  L = 24 splits into 12 / 6 / 4 plane pairs; 20 sweeps are one
+    captured graph of 16 sweeps and one of 4."""
     import sys
 
     cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(ranks),
            sys.executable, "-m", "simcore.models.ea3d.multigpu", "--check", "--L", "24",
-           "--k", "1", "--sweeps", "7"]  # fmt: skip
-    for extra in ([], ["--token"]):
+           "--k", "1", "--sweeps", "20"]  # fmt: skip
+    for extra in ([], ["--exchange", "flags"], ["--exchange", "token"]):
         res = subprocess.run([*cmd, *extra], capture_output=True, text=True, timeout=600)
         assert res.returncode == 0, res.stdout + res.stderr
         assert res.stdout.count("bit-identical to one GPU: True") == 1

@@ -75,5 +75,5 @@ class EA3DKernel:
             for c in (0, 1):
                 args = (S, J, np.int32(c), np.uint32(t), np.uint32(k0), np.uint32(k1),
                         t4, t8, t12, np.uint32(0), np.uint32(self.half), np.uint32(0),
-                        np.uint64(0), np.int32(0))  # fmt: skip
+                        np.uint64(0), np.int32(0), np.uint64(0))  # fmt: skip
                 self.kernel(self.grid, self.block, args)

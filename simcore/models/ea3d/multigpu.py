@@ -44,6 +44,8 @@ from simcore.seeding import philox_key
 
 #: A device-side wait that lasts longer than this is reported as a failed exchange.
 WAIT_TIMEOUT_S = 60.0
+#: Sweeps per captured CUDA graph of the device-signalled exchange.
+GRAPH_SWEEPS = 16
 #: The flag kernels of the device-signalled exchange.
 FLAGS_SOURCE = Path(__file__).with_name("cuda") / "slab_flags.cu"
 
@@ -76,9 +78,11 @@ class Slab:
         self.recv_dev = cp.empty(shape, dtype=cp.uint64)
         self.peer_S: list[int] = [0, 0]  # the spin array colour c's boundary goes to (ipc)
         # flags[c]: the sweeps whose colour-c boundary plane has arrived in our ghost (set by
-        # the neighbour, device-signalled exchange); flags[2]: a wait timed out
-        fmem = cp.cuda.Memory(4 * 4)  # own allocation: IPC names it whole
-        self.flags = cp.ndarray((4,), cp.int32, cp.cuda.MemoryPointer(fmem, 0))
+        # the neighbour, device-signalled exchange); flags[2]: a wait timed out; flags[3],
+        # flags[4]: the sweep of the boundary and of the bulk stream (graph replays)
+        fmem = cp.cuda.Memory(8 * 4)  # own allocation: IPC names it whole
+        self.flags = cp.ndarray((8,), cp.int32, cp.cuda.MemoryPointer(fmem, 0))
+        self.graphs: dict[int, object] = {}  # captured sweeps, by their number
         self.flags.fill(0)
         self.peer_flags: list[int] = [0, 0]  # the flag colour c's signal goes to (ipc)
         # per colour: the bulk and the boundary update done (GPU-side ordering, ipc)
@@ -132,8 +136,9 @@ class Slab:
         return self.S[..., self._planes(1, self.nz)].get()
 
     def _launch(
-        self, c: int, t: int, first: int, count: int, stream, keys, thr, ghost: int = 0
-    ) -> None:
+        self, c: int, t: int, first: int, count: int, stream, keys, thr, ghost: int = 0,
+        tdev: int = 0,
+    ) -> None:  # fmt: skip
         if count <= 0:
             return
         n = count * self.area
@@ -141,7 +146,7 @@ class Slab:
         args = (self.S, self.J, np.int32(c), np.uint32(t), np.uint32(keys[0]),
                 np.uint32(keys[1]), *(np.uint64(x) for x in thr),
                 np.uint32(first * self.area), np.uint32(n), np.uint32(self.z0),
-                np.uint64(ghost), np.int32(shift if ghost else 0))  # fmt: skip
+                np.uint64(ghost), np.int32(shift if ghost else 0), np.uint64(tdev))  # fmt: skip
         grid = ((n + self.block - 1) // self.block, min(self.k, 65535), 1)
         self.kernel(grid, (self.block, 1, 1), args, stream=stream)
 
@@ -172,44 +177,95 @@ class Slab:
         self.edge_stream.synchronize()
         self.bulk_stream.synchronize()
 
-    def colour_ipc(self, c: int, t: int, keys, thr) -> None:
+    def colour_ipc(self, c: int, t: int, keys, thr, counted: bool = False) -> None:
         """Queue colour c without host waits: the bulk after the previous colour's
         boundary, the boundary (which writes the neighbour's ghost) after the previous
         colour's bulk; returns at once.  The caller waits for the boundary only.
 
         The bulk planes never read a ghost, so only the boundary kernels depend on the
         exchange: with the next bulk always queued the GPU stays busy while the host
-        waits for the boundary and exchanges the token.
+        waits for the boundary and exchanges the token.  ``counted``: the kernels read
+        the sweep from the streams' counts in ``flags`` (graph capture), not ``t``.
         """
         o = 1 - c
         bulk_first = 2 if c == 0 else 1
+        t_bulk, t_edge = (self._at(4), self._at(3)) if counted else (0, 0)
         self.bulk_stream.wait_event(self.edge_done[o])
-        self._launch(c, t, bulk_first, self.nz - 1, self.bulk_stream, keys, thr)
+        self._launch(c, t, bulk_first, self.nz - 1, self.bulk_stream, keys, thr, tdev=t_bulk)
         self.bulk_done[c].record(self.bulk_stream)
         self.edge_stream.wait_event(self.bulk_done[o])
         edge = self.boundary_plane(c)
-        self._launch(c, t, edge, 1, self.edge_stream, keys, thr, ghost=self.peer_S[c])
+        self._launch(c, t, edge, 1, self.edge_stream, keys, thr, ghost=self.peer_S[c],
+                     tdev=t_edge)  # fmt: skip
         self.edge_done[c].record(self.edge_stream)
 
-    def colour_signalled(self, c: int, t: int, keys, thr) -> None:
+    def _at(self, i: int) -> int:
+        """Device address of ``flags[i]``."""
+        return self.flags.data.ptr + 4 * i
+
+    def colour_signalled(self, c: int, t: int, keys, thr, counted: bool = False) -> None:
         """:meth:`colour_ipc`, then on the boundary stream: set the neighbour's flag of
         colour c to t + 1 (our plane is in its ghost), and wait until ours has reached
         t + 1 (its plane is in our ghost) before the next boundary kernel; returns at once.
         The bulk stream waits only for the boundary kernels (``edge_done``), never for a
-        flag: the bulk planes read no ghost."""
+        flag: the bulk planes read no ghost.  ``counted``: t is the boundary stream's
+        count in ``flags`` (graph capture)."""
         from simcore.backends.cuda import load_module
 
         mod = load_module(FLAGS_SOURCE, ())
-        self.colour_ipc(c, t, keys, thr)
-        s = self.edge_stream
-        mod.get_function("slab_signal")((1,), (1,), (np.uint64(self.peer_flags[c]),
-                                                      np.int32(t + 1)), stream=s)  # fmt: skip
+        self.colour_ipc(c, t, keys, thr, counted)
+        s, count = self.edge_stream, np.uint64(self._at(3) if counted else 0)
+        mod.get_function("slab_signal")(
+            (1,), (1,), (np.uint64(self.peer_flags[c]), np.int32(t + 1), count), stream=s
+        )
         mod.get_function("slab_wait")(
             (1,), (1,),
-            (self.flags[c:], np.int32(t + 1), np.uint64(int(WAIT_TIMEOUT_S * 1e9)),
-             self.flags[2:]),
+            (np.uint64(self._at(c)), np.int32(t + 1), count,
+             np.uint64(int(WAIT_TIMEOUT_S * 1e9)), np.uint64(self._at(2))),
             stream=s,
         )  # fmt: skip
+
+    def _capture(self, n: int, keys, thr):
+        """A CUDA graph of ``n`` device-signalled sweeps that read the sweep from the
+        streams' counts (and advance them), so that it replays at any sweep."""
+        import cupy as cp
+
+        from simcore.backends.cuda import load_module
+
+        mod = load_module(FLAGS_SOURCE, ())
+        nxt = mod.get_function("slab_next")  # every module is loaded before the capture
+        mod.get_function("slab_signal"), mod.get_function("slab_wait")
+        e, b = self.edge_stream, self.bulk_stream
+        e.begin_capture()
+        fork = cp.cuda.Event(disable_timing=True)
+        fork.record(e)
+        b.wait_event(fork)  # the bulk stream joins the capture
+        self.edge_done[1].record(e)  # the first colour's waits refer to captured events
+        self.bulk_done[1].record(b)
+        for _ in range(n):
+            for c in (0, 1):
+                self.colour_signalled(c, 0, keys, thr, counted=True)
+            nxt((1,), (1,), (np.uint64(self._at(4)),), stream=b)
+            nxt((1,), (1,), (np.uint64(self._at(3)),), stream=e)
+        join = cp.cuda.Event(disable_timing=True)
+        join.record(b)
+        e.wait_event(join)
+        return e.end_capture()
+
+    def sweeps_graph(self, t_from: int, n: int, keys, thr) -> None:
+        """``n`` device-signalled sweeps from ``t_from`` as replays of captured graphs of
+        up to GRAPH_SWEEPS sweeps; returns once they are done."""
+        import cupy as cp
+
+        cp.cuda.Device().synchronize()
+        self.flags[3:5] = t_from
+        cp.cuda.Device().synchronize()
+        g = min(n, GRAPH_SWEEPS)
+        for count in [g] * (n // g) + ([n % g] if n % g else []):
+            if count not in self.graphs:
+                self.graphs[count] = self._capture(count, keys, thr)
+            self.graphs[count].launch(self.edge_stream)
+        self.edge_stream.synchronize()
 
 
 def slab_bounds(L: int, n: int, rank: int) -> tuple[int, int]:
@@ -267,25 +323,36 @@ def connect_ipc(comm, slab: Slab) -> list:
     return opened
 
 
+#: Exchanges between GPUs of one host (CUDA IPC): how the arrival of a plane is signalled.
+IPC_EXCHANGES = {
+    "graph": "CUDA IPC, flags set on the GPUs, sweeps replayed as CUDA graphs",
+    "flags": "CUDA IPC, flags set on the GPUs, kernels queued one by one",
+    "token": "CUDA IPC + an MPI token per colour",
+}
+
+
 def sweeps_mpi(
-    comm, slab: Slab, t_from: int, n: int, keys, thr, ipc: bool = False, token: bool = False
+    comm, slab: Slab, t_from: int, n: int, keys, thr, ipc: bool = False, exchange: str = "graph"
 ) -> None:
     """``n`` sweeps of this rank's slab; planes exchanged with the ranks below and above
-    (``ipc``: the boundary kernels write the neighbours' ghosts after :func:`connect_ipc`,
-    and flags set from the device say so; with ``token`` an MPI message per colour does)."""
+    (``ipc``: the boundary kernels write the neighbours' ghosts after :func:`connect_ipc`;
+    ``exchange`` says how the arrival is signalled, one of :data:`IPC_EXCHANGES`)."""
     rank, size = comm.Get_rank(), comm.Get_size()
     up, down = (rank + 1) % size, (rank - 1) % size
     token_out, token_in = np.zeros(1, np.int32), np.zeros(1, np.int32)
-    if ipc and not token:
-        for t in range(t_from, t_from + n):
-            for c in (0, 1):
-                slab.colour_signalled(c, t, keys, thr)
+    if ipc and exchange != "token":
+        if exchange == "graph":
+            slab.sweeps_graph(t_from, n, keys, thr)
+        else:
+            for t in range(t_from, t_from + n):
+                for c in (0, 1):
+                    slab.colour_signalled(c, t, keys, thr)
         slab.edge_stream.synchronize()
         slab.bulk_stream.synchronize()
         if int(slab.flags[2].get()):
             raise RuntimeError(
                 f"rank {rank}: a neighbour's boundary plane did not arrive within "
-                f"{WAIT_TIMEOUT_S:g} s (device-signalled exchange); try --token"
+                f"{WAIT_TIMEOUT_S:g} s (device-signalled exchange); try --exchange token"
             )
         return
     if ipc:
@@ -444,9 +511,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "instead of the single-GPU kernel: the schedule's own cost",
     )  # fmt: skip
     ap.add_argument(
-        "--token", action="store_true",
-        help="CUDA IPC with an MPI message per colour (the host in the loop) instead of "
-        "flags set and awaited on the GPUs",
+        "--exchange", choices=list(IPC_EXCHANGES), default="graph",
+        help="GPUs of one host: how a plane's arrival is signalled: flags set and awaited "
+        "on the GPUs, the sweeps replayed as CUDA graphs (graph, the default) or queued "
+        "kernel by kernel (flags); or an MPI message per colour, the host in the loop (token)",
     )  # fmt: skip
     args = ap.parse_args(argv)
 
@@ -460,11 +528,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     cp.cuda.Device(rank % cp.cuda.runtime.getDeviceCount()).use()
     keys, thr = philox_key(args.seed), thresholds(args.T)
     ipc = same_host(comm) and not args.host_staging
-    exchange = ("ipc-token" if args.token else "ipc") if ipc else "host"
+    exchange = f"ipc-{args.exchange}" if ipc else "host"
     if rank == 0:
-        names = {"ipc": "CUDA IPC, signalled on the GPUs", "ipc-token": "CUDA IPC + MPI token",
-                 "host": "host staging + MPI"}  # fmt: skip
-        print(f"{size} rank(s), exchange: {names[exchange]}")
+        name = IPC_EXCHANGES[args.exchange] if ipc else "host staging + MPI"
+        print(f"{size} rank(s), exchange: {name}")
     status = 0
     for L in args.L:
         # N = 1 is the single-GPU code (lulli2015 eq. 19)
@@ -479,7 +546,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             # compared by SHA-256 of each slab's spin words: no rank holds the whole lattice
             slab.init_from_seed(keys)
             _ready(comm)
-            sweeps_mpi(comm, slab, 0, args.sweeps, keys, thr, ipc, args.token)
+            sweeps_mpi(comm, slab, 0, args.sweeps, keys, thr, ipc, args.exchange)
             digests = comm.gather(_digest(slab.local_spins()), root=0)
             if rank == 0:
                 ref = _single_gpu_reference(L, args.k, args.sweeps, keys, thr)[2]
@@ -494,12 +561,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             continue
         slab.fill_random(1000 + rank)
         _ready(comm)
-        sweeps_mpi(comm, slab, 0, 2, keys, thr, ipc, args.token)  # warm-up (compile, caches)
+        sweeps_mpi(comm, slab, 0, 2, keys, thr, ipc, args.exchange)  # warm-up (compile, caches)
         times = []
         for rep in range(args.repeats):
             comm.Barrier()
             start = time.perf_counter()
-            sweeps_mpi(comm, slab, 2 + rep * args.sweeps, args.sweeps, keys, thr, ipc, args.token)
+            t0 = 2 + rep * args.sweeps
+            sweeps_mpi(comm, slab, t0, args.sweeps, keys, thr, ipc, args.exchange)
             comm.Barrier()
             times.append((time.perf_counter() - start) / args.sweeps)
         _close(comm, opened)

@@ -15,12 +15,20 @@ __device__ __forceinline__ u64 wall_ns() {
   return t;
 }
 
-extern "C" __global__ void slab_signal(int *peer_flag, int value) {
-  __threadfence_system();  // the ghost words written before are visible first
-  atomicExch_system(peer_flag, value);
+// The value a flag kernel uses: its argument, or, where count is not null, the sweep
+// count in device memory plus one (so that a captured CUDA graph runs at any sweep).
+__device__ __forceinline__ int flag_value(int value, const int *count) {
+  return count ? *(const volatile int *)count + 1 : value;
 }
 
-extern "C" __global__ void slab_wait(const int *flag, int value, u64 timeout_ns, int *failed) {
+extern "C" __global__ void slab_signal(int *peer_flag, int value, const int *count) {
+  __threadfence_system();  // the ghost words written before are visible first
+  atomicExch_system(peer_flag, flag_value(value, count));
+}
+
+extern "C" __global__ void slab_wait(const int *flag, int value, const int *count, u64 timeout_ns,
+                                     int *failed) {
+  value = flag_value(value, count);
   const volatile int *f = flag;
   const u64 start = wall_ns();
   while (*f < value) {
@@ -32,3 +40,7 @@ extern "C" __global__ void slab_wait(const int *flag, int value, u64 timeout_ns,
   }
   __threadfence_system();  // the ghost words are read after the flag
 }
+
+// the next sweep: a stream's sweep count goes up by one after the stream's last kernel of
+// the sweep
+extern "C" __global__ void slab_next(int *count) { *count += 1; }
