@@ -247,6 +247,8 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
         // The lattice is the one of the two passes, bit for bit.
         int wk[CPT], pk[CPT];
         u32 ownk[CPT], nbrk[CPT], uk[CPT];
+        int4 atk[CPT];
+        int2 bitk[CPT];
 #pragma unroll
         for (int k = 0; k < CPT; k++) {
           u32 pos;
@@ -263,17 +265,18 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
           rule(ownk[k], nbrk[k], uk[k], p24, q24, up, down);
           const bool flips = live && !edge && (up | down);
           rec[rbase[k]] = flips ? px + py * CX : -1;
+          // the look-ups' table entries, loaded before the barrier to hide their latency
+          atk[k] = fix_at[px + py * CX];
+          bitk[k] = fix_bit[px + py * CX];
         }
         hit_barrier();
 #pragma unroll
         for (int k = 0; k < CPT; k++) {
           // branch-free, so that the warp issues each instruction once for all its lanes;
           // the guard ring of records holds -1
-          const int q = pk[k] & 0xFFFF;
-          const int4 at = fix_at[q];
-          const int2 bit = fix_bit[q];
-          nbrk[k] ^= rec[rbase[k] + at.x] == at.y ? bit.x : 0;
-          ownk[k] ^= rec[rbase[k] + at.z] == at.w ? bit.y : 0;
+          const int4 at = atk[k];
+          nbrk[k] ^= rec[rbase[k] + at.x] == at.y ? bitk[k].x : 0;
+          ownk[k] ^= rec[rbase[k] + at.z] == at.w ? bitk[k].y : 0;
           const bool live = BORDER == 0 || (pk[k] >> 24);
           bool up, down;
           rule(ownk[k], nbrk[k], uk[k], p24, q24, up, down);
