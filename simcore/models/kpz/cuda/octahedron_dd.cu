@@ -171,27 +171,8 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
   // this hit flipped, or -1; cell (cx, cy) at RP (cy + 1) + cx + 1, and a guard ring of -1
   // around the domain's cells
   __shared__ int rec[BLK == 2 ? RP * (NCY + 2) : 1];
-  // DB, per site q of a cell: where its two look-ups read (offsets from the cell's
-  // record), the record each must hold to toggle a slope (-2: none can), and which bit
-  // (of nbr for the first, of own for the second).  A table, so that the look-ups cost
-  // shared loads instead of integer-pipe compares and selects.
-  __shared__ int4 fix_at[BLK == 2 ? CX * CY : 1];
-  __shared__ int2 fix_bit[BLK == 2 ? CX * CY : 1];
-  if (BLK == 2) {
+  if (BLK == 2)
     for (int k = threadIdx.x; k < RP * (NCY + 2); k += NTHR) rec[k] = -1;
-    for (int q = threadIdx.x; q < CX * CY; q += NTHR) {
-      const bool right = q % CX == CX - 1, top = q / CX == CY - 1, edge = right != top;
-      // the cell across the edge: its flip at (0, py) toggles nbr x, at (px, 0) nbr y
-      const int o1 = edge ? (right ? 1 : RP) : 0;
-      const int w1 = edge ? q - (right ? CX - 1 : CX * (CY - 1)) : -2;
-      // at (CX - 1, 0) the corner of the cell below toggles own y, at (0, CY - 1) the
-      // corner of the cell to the left own x
-      const bool c2 = q == CX - 1 || q == CX * (CY - 1);
-      const int o2 = c2 ? (q == CX - 1 ? -RP : -1) : 0;
-      fix_at[q] = make_int4(o1, w1, o2, c2 ? CX * CY - 1 : -2);
-      fix_bit[q] = make_int2(right ? 1 : 2, q == CX - 1 ? 2 : 1);
-    }
-  }
   __syncthreads();
 
   // the cells of this thread: t, t + NTHR, ...
@@ -247,8 +228,6 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
         // The lattice is the one of the two passes, bit for bit.
         int wk[CPT], pk[CPT];
         u32 ownk[CPT], nbrk[CPT], uk[CPT];
-        int4 atk[CPT];
-        int2 bitk[CPT];
 #pragma unroll
         for (int k = 0; k < CPT; k++) {
           u32 pos;
@@ -265,18 +244,24 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
           rule(ownk[k], nbrk[k], uk[k], p24, q24, up, down);
           const bool flips = live && !edge && (up | down);
           rec[rbase[k]] = flips ? px + py * CX : -1;
-          // the look-ups' table entries, loaded before the barrier to hide their latency
-          atk[k] = fix_at[px + py * CX];
-          bitk[k] = fix_bit[px + py * CX];
         }
         hit_barrier();
 #pragma unroll
         for (int k = 0; k < CPT; k++) {
-          // branch-free, so that the warp issues each instruction once for all its lanes;
-          // the guard ring of records holds -1
-          const int4 at = atk[k];
-          nbrk[k] ^= rec[rbase[k] + at.x] == at.y ? bitk[k].x : 0;
-          ownk[k] ^= rec[rbase[k] + at.z] == at.w ? bitk[k].y : 0;
+          // branch-free, so that the warp issues each instruction once for all its lanes
+          const int q = pk[k] & 0xFFFF;
+          const bool right = (q & (CX - 1)) == CX - 1, top = q >= CX * (CY - 1);
+          const bool edge = right != top;
+          // the cell across the edge (right or above): its flip at (0, py) toggles nbr x,
+          // at (px, 0) nbr y; the guard ring holds -1
+          const int r1 = rec[rbase[k] + (right ? 1 : RP)];
+          const int want1 = edge ? q - (right ? CX - 1 : CX * (CY - 1)) : -2;
+          nbrk[k] ^= r1 == want1 ? (right ? 1u : 2u) : 0u;
+          // at (CX - 1, 0) the corner of the cell below toggles own y, at (0, CY - 1) the
+          // corner of the cell to the left own x
+          const int r2 = rec[rbase[k] - (right ? RP : 1)];
+          const bool c2 = (q == CX - 1 || q == CX * (CY - 1)) && r2 == CX * CY - 1;
+          ownk[k] ^= c2 ? (right ? 2u : 1u) : 0u;
           const bool live = BORDER == 0 || (pk[k] >> 24);
           bool up, down;
           rule(ownk[k], nbrk[k], uk[k], p24, q24, up, down);
