@@ -110,17 +110,14 @@ __device__ __forceinline__ void flip_masks(u32 t, u32 &d0, u32 &dx, u32 &dy) {
 // One DT attempt at bit b of window word w; returns +1, -1 or 0.  Active sub-cells are
 // >= 4 sites apart, so no other thread of this hit touches the words of this attempt:
 // plain read-modify-write.
-// m: the flip masks of bit b (flip_masks), from a table, so that they cost a shared load
-// that runs beside the site's word loads instead of integer-pipe shifts.
-__device__ __forceinline__ int attempt(u32 *sh, int w, int b, const uint4 &m, u32 u, u32 p24,
-                                       u32 q24) {
+__device__ __forceinline__ int attempt(u32 *sh, int w, int b, u32 u, u32 p24, u32 q24) {
   const u32 W0 = sh[w], Wx = sh[w + 1], Wy = sh[w + WS];
   u32 own, nbr;
   slopes(W0, Wx, Wy, b, own, nbr);
   bool up, down;
   rule(own, nbr, u, p24, q24, up, down);
-  const bool f = up | down;
-  const u32 d0 = f ? m.x : 0u, dx = f ? m.y : 0u, dy = f ? m.z : 0u;
+  u32 d0, dx, dy;
+  flip_masks((up | down) ? 1u << b : 0u, d0, dx, dy);
   sh[w] = W0 ^ d0;
   if (dx) sh[w + 1] = Wx ^ dx;
   if (dy) sh[w + WS] = Wy ^ dy;
@@ -170,15 +167,6 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
     const int x = sx + (k & 3), y = sy + (k >> 2);
     tab[k] = (((y >> 2) * WS + (x >> 2)) << 5) | (2 * (((y & 3) << 2) | (x & 3)));
   }
-  // DT: the flip masks of the same sites (flip_masks)
-  __shared__ uint4 mtab[16];
-  for (int k = threadIdx.x; k < 16; k += NTHR) {
-    const int x = sx + (k & 3), y = sy + (k >> 2);
-    uint4 m;
-    flip_masks(1u << (2 * (((y & 3) << 2) | (x & 3))), m.x, m.y, m.z);
-    m.w = 0u;
-    mtab[k] = m;
-  }
   // DB: the site (x + CX y) in its cell where each cell's bulk or corner attempt of
   // this hit flipped, or -1; cell (cx, cy) at RP (cy + 1) + cx + 1, and a guard ring of -1
   // around the domain's cells
@@ -222,11 +210,10 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
           draw(buf[k], j, u, pos);
           const int px = pos & (CX / 2 - 1), py = (pos / (CX / 2)) & (CY / 2 - 1);
           const int e = tab[(px & 3) | ((py & 3) << 2)];
-          const uint4 m = mtab[(px & 3) | ((py & 3) << 2)];
           const int w = wbase[k] + off + (px >> 2) + (py >> 2) * WS + (e >> 5);
           if (BORDER == 0 || (cellx[k] + (bs & 1) * (CX / 2) + px < AX &&
                               celly[k] + (bs >> 1) * (CY / 2) + py < AY))
-            acc += attempt(sh, w, e & 31, m, u, p24, q24);
+            acc += attempt(sh, w, e & 31, u, p24, q24);
         }
         hit_barrier();
       } else {
