@@ -166,19 +166,7 @@ def _upload_state(kern, states: list[dict]) -> None:
     for i, s in enumerate(states):
         n = s["hist_dt"].size
         hist_dt[i, :n], hist_ok[i, :n] = s["hist_dt"], s["hist_ok"]
-    kern.upload(
-        st["x"],
-        st["tau"],
-        st["cnt"],
-        st["t"],
-        st["dt"],
-        st["rejected_once"],
-        st["events"],
-        st["accepted"],
-        st["rejected"],
-        hist_dt,
-        hist_ok,
-    )
+    kern.upload_state(st, hist_dt, hist_ok)
 
 
 @pytest.mark.gpu

@@ -15,11 +15,11 @@ planes are updated on another, so the exchange hides behind the bulk update.  Tw
 transports: on GPUs of one host the boundary kernel writes every new word straight into
 the neighbour's ghost plane as well (CUDA IPC, over NVLink where there is one), and a flag
 that a one-thread kernel sets in the neighbour's memory says it has arrived (a kernel on
-the other side waits for it), so the host queues whole sweeps and never waits inside one
-(``--token`` uses an MPI message per colour instead, with the host in the loop); GPUs of
-different hosts stage the plane through pinned host memory and MPI (lulli2015's D2H, MPI,
-H2D).  Random numbers are keyed by the physical
-site (simcore.models.ea3d), so the result is bit-identical to one GPU.
+the other side waits for it), so the host queues whole sweeps, as CUDA graphs, and never
+waits inside one (``--exchange token`` uses an MPI message per colour instead, with the
+host in the loop); GPUs of different hosts stage the plane through pinned host memory and
+MPI (lulli2015's D2H, MPI, H2D).  Random numbers are keyed by the physical site
+(simcore.models.ea3d), so the result is bit-identical to one GPU.
 
 Run: ``mpirun -np N python -m simcore.models.ea3d.multigpu --help`` (N GPUs, one per
 rank).  :func:`run_local` runs the same schedule for N slabs on one GPU in one process
@@ -56,12 +56,17 @@ class Slab:
     def __init__(self, L: int, k: int, nz: int, z0: int, block: int = 128):
         import cupy as cp
 
+        from simcore.backends.cuda import load_module
         from simcore.models.ea3d.gpu import _kernel, compile_defines
 
         self.L, self.k, self.nz, self.z0 = int(L), int(k), int(nz), int(z0)
         self.area = self.L * self.L
         self.words = self.area * (self.nz + 2)
         self.kernel = _kernel(compile_defines("sliced", L, k, slab=nz))
+        flag_kernels = load_module(FLAGS_SOURCE, ())
+        self.signal, self.wait, self.next_sweep = (
+            flag_kernels.get_function(name) for name in ("slab_signal", "slab_wait", "slab_next")
+        )
         self.block = int(block)
         shape_s = (N_REPLICAS, 2, self.k, self.words)
         mem = cp.cuda.Memory(int(np.prod(shape_s)) * 8)  # own allocation: IPC names it whole
@@ -80,10 +85,10 @@ class Slab:
         # flags[c]: the sweeps whose colour-c boundary plane has arrived in our ghost (set by
         # the neighbour, device-signalled exchange); flags[2]: a wait timed out; flags[3],
         # flags[4]: the sweep of the boundary and of the bulk stream (graph replays)
-        fmem = cp.cuda.Memory(8 * 4)  # own allocation: IPC names it whole
-        self.flags = cp.ndarray((8,), cp.int32, cp.cuda.MemoryPointer(fmem, 0))
-        self.graphs: dict[int, object] = {}  # captured sweeps, by their number
+        fmem = cp.cuda.Memory(5 * 4)  # own allocation: IPC names it whole
+        self.flags = cp.ndarray((5,), cp.int32, cp.cuda.MemoryPointer(fmem, 0))
         self.flags.fill(0)
+        self.graphs: dict[int, object] = {}  # captured sweeps, by their number
         self.peer_flags: list[int] = [0, 0]  # the flag colour c's signal goes to (ipc)
         # per colour: the bulk and the boundary update done (GPU-side ordering, ipc)
         self.bulk_done = [cp.cuda.Event(disable_timing=True) for _ in range(2)]
@@ -210,15 +215,10 @@ class Slab:
         The bulk stream waits only for the boundary kernels (``edge_done``), never for a
         flag: the bulk planes read no ghost.  ``counted``: t is the boundary stream's
         count in ``flags`` (graph capture)."""
-        from simcore.backends.cuda import load_module
-
-        mod = load_module(FLAGS_SOURCE, ())
         self.colour_ipc(c, t, keys, thr, counted)
         s, count = self.edge_stream, np.uint64(self._at(3) if counted else 0)
-        mod.get_function("slab_signal")(
-            (1,), (1,), (np.uint64(self.peer_flags[c]), np.int32(t + 1), count), stream=s
-        )
-        mod.get_function("slab_wait")(
+        self.signal((1,), (1,), (np.uint64(self.peer_flags[c]), np.int32(t + 1), count), stream=s)
+        self.wait(
             (1,), (1,),
             (np.uint64(self._at(c)), np.int32(t + 1), count,
              np.uint64(int(WAIT_TIMEOUT_S * 1e9)), np.uint64(self._at(2))),
@@ -230,11 +230,6 @@ class Slab:
         streams' counts (and advance them), so that it replays at any sweep."""
         import cupy as cp
 
-        from simcore.backends.cuda import load_module
-
-        mod = load_module(FLAGS_SOURCE, ())
-        nxt = mod.get_function("slab_next")  # every module is loaded before the capture
-        mod.get_function("slab_signal"), mod.get_function("slab_wait")
         e, b = self.edge_stream, self.bulk_stream
         e.begin_capture()
         fork = cp.cuda.Event(disable_timing=True)
@@ -245,19 +240,20 @@ class Slab:
         for _ in range(n):
             for c in (0, 1):
                 self.colour_signalled(c, 0, keys, thr, counted=True)
-            nxt((1,), (1,), (np.uint64(self._at(4)),), stream=b)
-            nxt((1,), (1,), (np.uint64(self._at(3)),), stream=e)
+            self.next_sweep((1,), (1,), (np.uint64(self._at(4)),), stream=b)
+            self.next_sweep((1,), (1,), (np.uint64(self._at(3)),), stream=e)
         join = cp.cuda.Event(disable_timing=True)
         join.record(b)
         e.wait_event(join)
         return e.end_capture()
 
     def sweeps_graph(self, t_from: int, n: int, keys, thr) -> None:
-        """``n`` device-signalled sweeps from ``t_from`` as replays of captured graphs of
-        up to GRAPH_SWEEPS sweeps; returns once they are done."""
+        """Queue ``n`` device-signalled sweeps from ``t_from`` as replays of captured
+        graphs of up to GRAPH_SWEEPS sweeps on the boundary stream (each graph holds the
+        bulk stream's work too); returns at once.  The caller has waited for the streams,
+        so the sweep counts can be set."""
         import cupy as cp
 
-        cp.cuda.Device().synchronize()
         self.flags[3:5] = t_from
         cp.cuda.Device().synchronize()
         g = min(n, GRAPH_SWEEPS)
@@ -265,7 +261,6 @@ class Slab:
             if count not in self.graphs:
                 self.graphs[count] = self._capture(count, keys, thr)
             self.graphs[count].launch(self.edge_stream)
-        self.edge_stream.synchronize()
 
 
 def slab_bounds(L: int, n: int, rank: int) -> tuple[int, int]:

@@ -150,6 +150,13 @@ class TileKernel:
         self.hist_ok = cp.zeros((samples, HISTORY), dtype=cp.int32)
 
     # -- state in and out ------------------------------------------------------------
+    #: The state names :meth:`upload` takes, in its order (``hist_dt``, ``hist_ok`` optional).
+    UPLOADED = ("x", "tau", "cnt", "t", "dt", "rejected_once", "events", "accepted", "rejected")
+
+    def upload_state(self, st: dict, hist_dt, hist_ok) -> None:
+        """:meth:`upload` from a state dict holding the arrays :data:`UPLOADED` names."""
+        self.upload(*(st[name] for name in self.UPLOADED), hist_dt, hist_ok)
+
     def upload(
         self,
         x,

@@ -428,19 +428,7 @@ class KMC2DGPUSimulation(OnGPU, KMC2DSimulation):
         (target,) = targets
         k = self._kernel
         if not self._on_device:
-            k.upload(
-                st["x"],
-                st["tau"],
-                st["cnt"],
-                st["t"],
-                st["dt"],
-                st["rejected_once"],
-                st["events"],
-                st["accepted"],
-                st["rejected"],
-                np.nan_to_num(st["hist_dt"]),
-                st["hist_ok"],
-            )
+            k.upload_state(st, np.nan_to_num(st["hist_dt"]), st["hist_ok"])
             self._on_device = True
         k.run_to(target)
         self._pull(st, full=False)

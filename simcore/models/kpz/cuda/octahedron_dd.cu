@@ -40,7 +40,7 @@
 #define CPT 1  // thread cells per GPU thread (independent attempts between barriers)
 #endif
 #define NCY (DY / CY)
-#define NCELLS ((DX / CX) * (DY / CY))
+#define NCELLS (NCX * NCY)
 #define RP (NCX + 2)  // row pitch of the per-cell records of DB (a guard cell each side)
 #define NTHR (NCELLS / CPT)
 #define WW (DX / 4 + 2)  // window words per row: the domain, its touched rim, and one more
@@ -87,7 +87,8 @@ __device__ __forceinline__ void slopes(u32 W0, u32 Wx, u32 Wy, int b, u32 &own, 
 }
 
 // The octahedron rule on the four slopes of a site: a deposition (up) or a removal (down).
-__device__ __forceinline__ void rule(u32 own, u32 nbr, u32 u, u32 p24, u32 q24, bool &up, bool &down) {
+__device__ __forceinline__ void rule(u32 own, u32 nbr, u32 u, u32 p24, u32 q24, bool &up,
+                                     bool &down) {
   if (FAST) {  // acceptance certain: only the one direction DIR can happen
     up = DIR > 0 && own == 0u && nbr == 3u;
     down = DIR < 0 && own == 3u && nbr == 0u;
