@@ -87,14 +87,14 @@ def _twins(model, params, x0, B: int, dpb: int = 4) -> list[_CountingTwin]:
     return twins
 
 
-def _kernel_like(model, params, twins, dpb: int, nt: int = 128):
+def _kernel_like(model, params, twins, dpb: int, nt: int = 128, **kw):
     """A GPU kernel for the twins' samples, loaded with their state (they are at t = 0)."""
     from simcore.models.kmc2d.gpu import TileKernel
 
     tw0 = twins[0]
     inv, ratio = rate_tables(model, params)
     L, samples = tw0.x.shape[0], len(twins)
-    kern = TileKernel(L, tw0.B, model, inv, ratio, samples, K0, K1, dpb=dpb, nt=nt)
+    kern = TileKernel(L, tw0.B, model, inv, ratio, samples, K0, K1, dpb=dpb, nt=nt, **kw)
     zeros = np.zeros(samples)
     kern.upload(
         np.stack([tw.x for tw in twins]),
@@ -236,6 +236,29 @@ def test_gpu_skips_event_free_patches_bit_for_bit(phi, L, B, dpb, nt, times) -> 
     assert sum(tw.events for tw in twins) > 0
     if dpb > 1:
         assert sum(tw.mixed_blocks for tw in twins) > 0
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize(
+    ("phi", "list_cap", "times"),
+    [(1.0, 1, (5.0, 20.0)), (2.0, 2, (50.0, 200.0)), (2.0, 8, (50.0, 200.0))],
+)
+def test_gpu_list_and_tree_modes_bit_for_bit(phi: float, list_cap: int, times) -> None:
+    """A patch whose leaves before the step's end fit its list fires them from the list;
+    one with more builds its tree and fires from that; a list that fills up while its events
+    fire builds the tree then and goes on.  Lists of 1, 2 and 8 leaves at phi = 1 and 2
+    (where a patch fires a few to tens of events a step) make all three common; the GPU
+    state equals the twin's bit for bit after every sampling time."""
+    samples, params = 3, (1.0, phi)
+    twins = _twins(SOS, params, _starts(SOS, 64, samples), 8, 4)
+    kern = _kernel_like(SOS, params, twins, 4, list_cap=list_cap)
+    for t in times:
+        kern.run_to(t)
+        for s, (got, tw) in enumerate(zip(_gpu_state(kern), twins, strict=True)):
+            tw.run_to(t)
+            _assert_same(got, _twin_state(tw), (t, s))
+    assert sum(tw.events for tw in twins) > 0
 
 
 @pytest.mark.gpu

@@ -29,13 +29,18 @@ CUDA_SOURCE = Path(__file__).with_name("cuda") / "kmc2d_tiles.cu"
 #: per SM; and the threads per block that load, set up and store them.
 DEFAULT_DPB = 4
 DEFAULT_NT = 128
+#: Leaves with a time before the step's end that a patch keeps in a list (list mode; a
+#: patch with more runs in tree mode).  The kernel's LISTC.
+LIST_CAPACITY = 64
 #: Steps whose (dt, accepted) a job keeps per sample (the run file's dt_history).
 HISTORY = 4096
 #: Tile sides the GPU kernel is compiled for (shared memory bounds them).
 GPU_TILES = (4, 8)
 
 
-def compile_defines(B: int, model: int, dpb: int, nt: int = DEFAULT_NT) -> tuple[str, ...]:
+def compile_defines(
+    B: int, model: int, dpb: int, nt: int = DEFAULT_NT, list_cap: int = LIST_CAPACITY
+) -> tuple[str, ...]:
     """The -D options of one kernel build."""
     vals = {
         "B": B,
@@ -44,19 +49,21 @@ def compile_defines(B: int, model: int, dpb: int, nt: int = DEFAULT_NT) -> tuple
         "DIAG": int(DIAGONALS[model]),
         "DPB": dpb,
         "NT": nt,
+        "LISTC": list_cap,
     }
     return tuple(f"-D{k}={v}" for k, v in vals.items())
 
 
-def shared_bytes(B: int, model: int, dpb: int) -> int:
+def shared_bytes(B: int, model: int, dpb: int, list_cap: int = LIST_CAPACITY) -> int:
     """Dynamic shared memory of one block of the advance kernel (cuda/kmc2d_tiles.cu)."""
     S, W = 3 * B, 3 * B - 2
     ni = W * W
     ng1 = (ni + 7) // 8
     ng2 = (ng1 + 7) // 8
     ncls = N_CLASSES[model]
-    # tau, sums, x, (oi, oj, tile), cnt, (i1, i2), cls
-    per_patch = 8 * ng1 * 8 + 16 * 8 + S * S * 4 + 3 * 4 + ni * 4 + (8 * ng2 + ng2) * 2 + ni
+    # tau, sums, x, (oi, oj, tile, nl), cnt, (i1, i2), lst
+    per_patch = 8 * ng1 * 8 + 16 * 8 + S * S * 4 + 4 * 4 + ni * 4 + (8 * ng2 + ng2) * 2
+    per_patch += 2 * list_cap
     # inv and ratio; the block's plan (live patches, tiles to copy, patches to run)
     return dpb * per_patch + 8 * (ncls + ncls * ncls) + 3 * 4
 
@@ -105,6 +112,7 @@ class TileKernel:
         k1: int,
         dpb: int = DEFAULT_DPB,
         nt: int = DEFAULT_NT,
+        list_cap: int = LIST_CAPACITY,
     ):
         import cupy as cp
 
@@ -122,11 +130,11 @@ class TileKernel:
                 "multiple of 32"
             )
         self.dpb, self.threads = dpb, nt
-        mod = _module(compile_defines(B, model, dpb, nt))
+        mod = _module(compile_defines(B, model, dpb, nt, list_cap))
         self._advance = mod.get_function("kmc2d_advance")
         self._check = mod.get_function("kmc2d_check")
         self._control = mod.get_function("kmc2d_control")
-        self.smem = shared_bytes(B, model, dpb)
+        self.smem = shared_bytes(B, model, dpb, list_cap)
         self._advance.max_dynamic_shared_size_bytes = self.smem
         self.inv = cp.asarray(inv, dtype=cp.float64)
         self.ratio = cp.asarray(np.ascontiguousarray(ratio), dtype=cp.float64)

@@ -3,16 +3,25 @@
 //
 // A block holds DPB patches (each a tile's 3 x 3-tile neighbourhood, outer ring fixed) in
 // shared memory.  All NT threads of the block load the patches (coalesced; a block whose
-// tiles lie in one row of tiles reads each distinct tile once, load_row), compute the rate
-// classes and build the next-event trees; then one thread per patch fires its events in
-// time order; then all threads store the central tiles.
+// tiles lie in one row of tiles reads each distinct tile once, load_row) and note the live
+// cells whose waiting time lies before the step's end; then one thread per patch fires its
+// events in time order; then all threads store the central tiles.
 //
 // Shared memory is what bounds the patches per multiprocessor, so a patch keeps states
-// for all S x S cells but times, draw counters and classes for its W x W live interior
-// only, numbered by leaf l = (a - 1) W + b - 1.  The next event comes from a min-tree: the
-// earliest leaf of each group of 8 leaves (level 1, indices only), the earliest of each
-// group of 8 of those (level 2, NG2 <= 8 nodes, kept in the event thread's registers), and
-// a scan of level 2.  Ties go to the smaller global cell index, as in the serial integrator.
+// for all S x S cells but times and draw counters for its W x W live interior only,
+// numbered by leaf l = (a - 1) W + b - 1.  The next event is the earliest leaf (ties go to
+// the smaller global cell index, as in the serial integrator), found in one of two ways:
+// - list mode: the leaves whose time lies before the step's end, at most LISTC of them, in
+//   a list (collected while loading, kept as events move times across the step's end).  The
+//   events of a step are those of the list; the earliest is a scan of it.  Most patches at
+//   phi >= 2, with a few events per step, run so, with no tree to build or keep;
+// - tree mode, for a patch with more: a min-tree, the earliest leaf of each group of 8
+//   leaves (level 1, indices only), the earliest of each group of 8 of those (level 2,
+//   NG2 <= 8 nodes, kept in the event thread's registers), and a scan of level 2.  A list
+//   that overflows while its events fire builds the tree there and goes on in tree mode.
+// Both modes fire an event the same way (fire), and rate classes are computed from the
+// states when needed, never stored; the order of the events is the same, so the lattice
+// is, bit for bit.
 //
 // Compile-time constants: B (tile side, 4 or 8), MODEL (0 sos, 1 ising), NCLS (rate
 // classes), DIAG (1: rates depend on the diagonal neighbours), DPB (patches per block, a
@@ -49,10 +58,50 @@ static_assert(NG2 <= 8, "level 2 must fit the registers of the event thread (B <
 static_assert(NL > NI, "a padded leaf (time infinity) stands for the padded level-1 slots");
 static_assert((1 << LOG2_DPB) == DPB && DPB <= 32, "DPB: a power of two, one warp plans");
 static_assert(NT % 32 == 0 && NT >= DPB, "whole warps, at least one thread per patch");
+#ifndef LISTC
+#define LISTC 64  // leaves a patch's list holds (list mode)
+#endif
+static_assert(LISTC >= 1 && LISTC <= 65535, "LISTC: 1 .. 65535 leaves");
+#define NNB (DIAG ? 8 : 4)  // neighbours whose class an event can change
 
 typedef unsigned char u8;
 typedef unsigned short u16;
 typedef unsigned long long u64;
+
+// Profiling only (benchmarks/kmc2d_phases.py compiles with -DKMC2D_PHASES): thread 0 of
+// each block writes the global timer at the phase boundaries (0-4), its SM (5) and its live
+// patches (6); the event threads add their events (7), the SM cycles of an event's search,
+// firing and list or tree update (8-10), the events fired in list mode (11) and the lists
+// that overflowed (12): 16 values per block.
+#ifdef KMC2D_PHASES
+__device__ u64 *kmc2d_phases;
+__device__ __forceinline__ u64 *phase_row() {
+  return kmc2d_phases + 16 * ((u64)blockIdx.y * gridDim.x + blockIdx.x);
+}
+__device__ __forceinline__ void phase_mark(int j) {
+  if (threadIdx.x == 0) {
+    u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    phase_row()[j] = t;
+  }
+}
+#define PHASE(j) phase_mark(j)
+// per event thread, summed in registers and added to the block's row when it is done
+#define PROF_DECL u64 prof[6] = {0, 0, 0, 0, 0, 0}
+#define CLOCK_AT(v) const long long v = clock64()
+#define CLOCK_ADD(j, v0, v1) prof[(j) - 7] += (u64)((v1) - (v0))
+#define COUNT(j) prof[(j) - 7]++
+#define PROF_FLUSH                                                 \
+  for (int j_ = 0; j_ < 6; j_++)                                   \
+    if (prof[j_]) atomicAdd(phase_row() + 7 + j_, prof[j_])
+#else
+#define PROF_DECL
+#define PROF_FLUSH
+#define COUNT(j)
+#define PHASE(j)
+#define CLOCK_AT(v)
+#define CLOCK_ADD(j, v0, v1)
+#endif
 
 __device__ __forceinline__ double inf() { return __longlong_as_double(0x7ff0000000000000ll); }
 
@@ -82,10 +131,15 @@ struct Smem {
   u64 *sums;                  // 16 checksums
   int *x, *oi, *oj, *tile;    // x: NC cells; origin and tile of the slot's patch
   int *plan;                  // [0]: live patches nlive, [1]: tiles to copy, [2]: to run
+  int *nl;                    // leaves with a time before the step's end (list length)
   u32 *cnt;                   // NI leaves
-  u16 *i1, *i2;               // NG1P level-1, NG2 level-2 slots (setup only)
-  u8 *cls;                    // NI leaves
+  u16 *i1, *i2;               // NG1P level-1, NG2 level-2 slots (tree mode)
+  u16 *lst;                   // LISTC leaves (list mode)
 };
+
+// The block's dynamic shared memory (every part at a compile-time offset, so that a
+// function that is not inlined finds it without a pointer argument).
+extern __shared__ __align__(16) unsigned char smem[];
 
 __device__ __forceinline__ Smem carve(unsigned char *p) {
   Smem m;
@@ -98,16 +152,16 @@ __device__ __forceinline__ Smem carve(unsigned char *p) {
   m.oj = m.oi + DPB;
   m.tile = m.oj + DPB;
   m.plan = m.tile + DPB;
-  m.cnt = (u32 *)(m.plan + 3);
+  m.nl = m.plan + 3;
+  m.cnt = (u32 *)(m.nl + DPB);
   m.i1 = (u16 *)(m.cnt + NI * DPB);
   m.i2 = m.i1 + NG1P * DPB;
-  m.cls = (u8 *)(m.i2 + NG2 * DPB);
+  m.lst = m.i2 + NG2 * DPB;
   return m;
 }
 
 __device__ __forceinline__ int leaf_a(int l) { return 1 + l / W; }
 __device__ __forceinline__ int leaf_b(int l) { return 1 + l - (l / W) * W; }
-__device__ __forceinline__ int leaf_x(int l) { return leaf_a(l) * S + leaf_b(l); }
 
 // Global row (or column) of patch coordinate a for a patch origin o in [0, L).
 __device__ __forceinline__ int wrap(int o, int a, int L) {
@@ -195,13 +249,6 @@ __device__ __forceinline__ int group2(const Smem &m, int d, int h, int oi, int o
   return best;
 }
 
-__device__ __forceinline__ int patch_class(const Smem &m, int d, int k) {
-  const int *x = m.x + d;
-  return rate_class(x[k * DPB], x[(k - S) * DPB], x[(k + S) * DPB], x[(k - 1) * DPB],
-                    x[(k + 1) * DPB], x[(k - S - 1) * DPB], x[(k - S + 1) * DPB],
-                    x[(k + S - 1) * DPB], x[(k + S + 1) * DPB]);
-}
-
 // A fresh waiting time of leaf l (class cls) drawn at time t.
 __device__ __forceinline__ double draw_time(const Smem &m, int d, int l, int cls, double t,
                                             int oi, int oj, int L, u32 sample, u32 k0, u32 k1) {
@@ -214,9 +261,9 @@ __device__ __forceinline__ double draw_time(const Smem &m, int d, int l, int cls
 }
 
 // The rare neighbour that leaves a rate-0 class draws (kept out of line: small code).
-__device__ __noinline__ double cold_draw(Smem m, int d, int l, int cls, double t, int oi,
-                                         int oj, int L, u32 sample, u32 k0, u32 k1) {
-  return draw_time(m, d, l, cls, t, oi, oj, L, sample, k0, k1);
+__device__ __noinline__ double cold_draw(int d, int l, int cls, double t, int oi, int oj, int L,
+                                         u32 sample, u32 k0, u32 k1) {
+  return draw_time(carve(smem), d, l, cls, t, oi, oj, L, sample, k0, k1);
 }
 
 // The checksum terms of an event at patch cell (a, b) (events.py _account).
@@ -245,9 +292,111 @@ __device__ __forceinline__ void account(const Smem &m, int d, int a, int b, u64 
   }
 }
 
-// Fire the patch's events in time order until the next is at or after tend.
-__device__ void run_patch(const Smem &m, int d, double tend, int oi, int oj, int L, u32 sample,
-                          u32 k0, u32 k1, u32 &central) {
+// -- firing an event (events.py fire), the same in both modes ----------------------------
+// Neighbour j of a cell: (DA[j], DB[j]), the nearest four first.
+__device__ __forceinline__ int nb_da(int j) { return j == 0 ? -1 : j == 1 ? 1 : j < 4 ? 0 : (j < 6 ? -1 : 1); }
+__device__ __forceinline__ int nb_db(int j) { return j < 2 ? 0 : j == 2 ? -1 : j == 3 ? 1 : (j % 2 ? 1 : -1); }
+
+// Offset of the cell itself (p = 0) and of its neighbours n, s, w, e, nw, ne, sw, se in x.
+__device__ __forceinline__ int stencil(int p) {
+  return p == 0 ? 0 : p == 1 ? -S : p == 2 ? S : p == 3 ? -1 : p == 4 ? 1 : p == 5 ? -S - 1
+         : p == 6 ? -S + 1 : p == 7 ? S - 1 : S + 1;
+}
+
+__device__ __forceinline__ int class_of(const int (&v)[9]) {
+  return rate_class(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]);
+}
+
+// The class of patch cell k now.
+__device__ __forceinline__ int patch_class(const Smem &m, int d, int k) {
+  int v[9];
+#pragma unroll
+  for (int p = 0; p < 9; p++) v[p] = m.x[(k + stencil(p)) * DPB + d];
+  return class_of(v);
+}
+
+// The class of patch cell kq now (cn) and before its neighbour k was in state xo (co).
+__device__ __forceinline__ void classes_around(const Smem &m, int d, int kq, int k, int xo,
+                                               int &cn, int &co) {
+  int v[9];
+#pragma unroll
+  for (int p = 0; p < 9; p++) v[p] = m.x[(kq + stencil(p)) * DPB + d];
+  cn = class_of(v);
+#pragma unroll
+  for (int p = 1; p < 9; p++)
+    if (kq + stencil(p) == k) v[p] = xo;
+  co = class_of(v);
+}
+
+// What an event did to the times: bit j of changed, for neighbour j whose time changed,
+// and of was / now, whether that time lay before tend before / after; stays: whether the
+// fired leaf's new time does.
+struct Fired {
+  u32 changed, was, now;
+  bool stays;
+};
+
+// The event of leaf l at time t: its new state and a fresh waiting time, and for each
+// neighbour whose rate changed its residual time rescaled (a draw when it leaves a rate-0
+// class, infinity when it enters one); the checksums.  A neighbour's class before the
+// event comes from the states with the fired cell's old one, not from a stored class (a
+// live cell's stored class would always equal that).
+__device__ __forceinline__ Fired fire(const Smem &m, int d, int l, double t, double tend, int oi,
+                                      int oj, int L, u32 sample, u32 k0, u32 k1, u32 &central) {
+  const int a = leaf_a(l), b = leaf_b(l), k = a * S + b;
+  const int xo = m.x[k * DPB + d], xn = new_state(xo);
+  m.x[k * DPB + d] = xn;
+  const double tl = draw_time(m, d, l, patch_class(m, d, k), t, oi, oj, L, sample, k0, k1);
+  m.tau[l * DPB + d] = tl;
+  Fired f{0u, 0u, 0u, tl < tend};
+#pragma unroll 1
+  for (int j = 0; j < NNB; j++) {
+    const int da = nb_da(j), db = nb_db(j);
+    if (a + da < 1 || a + da > W || b + db < 1 || b + db > W) continue;
+    int cn, co;
+    classes_around(m, d, k + da * S + db, k, xo, cn, co);
+    if (cn == co) continue;
+    const double io = m.inv[co], in = m.inv[cn];
+    if (io == in) continue;
+    const int q = l + da * W + db;
+    const double t0 = m.tau[q * DPB + d];
+    double tq;
+    if (io == inf())
+      tq = cold_draw(d, q, cn, t, oi, oj, L, sample, k0, k1);
+    else if (in == inf())
+      tq = inf();
+    else
+      tq = __dadd_rn(t, __dmul_rn(__dadd_rn(t0, -t), m.ratio[co * NCLS + cn]));
+    m.tau[q * DPB + d] = tq;
+    f.changed |= 1u << j;
+    f.was |= (u32)(t0 < tend) << j;
+    f.now |= (u32)(tq < tend) << j;
+  }
+  account(m, d, a, b, (u64)__double_as_longlong(t) + STATE_MIX * (u64)(u32)xn, central);
+  return f;
+}
+
+// -- tree mode ------------------------------------------------------------------------------
+// Level 1 and 2 of a patch's tree from its times (group g >= NG1: a padded leaf).
+__device__ __forceinline__ void tree_group1(const Smem &m, int d, int g, int oi, int oj, int L) {
+  double tg;
+  if (g < NG1)
+    group1(m, d, g, oi, oj, L, tg);
+  else
+    m.i1[g * DPB + d] = (u16)NI;  // a padded leaf: time infinity
+}
+
+__device__ __forceinline__ void tree_group2(const Smem &m, int d, int h, int oi, int oj, int L) {
+  double th;
+  m.i2[h * DPB + d] = (u16)group2(m, d, h, oi, oj, L, th);
+}
+
+// Fire the patch's events in time order until the next is at or after tend (its tree
+// built).
+__device__ __noinline__ void run_tree(int d, double tend, int oi, int oj, int L, u32 sample,
+                                      u32 k0, u32 k1, u32 &central) {
+  const Smem m = carve(smem);
+  PROF_DECL;
   Cand<NG2> top;  // level 2, in registers
 #pragma unroll
   for (int h = 0; h < NG2; h++) {
@@ -257,40 +406,23 @@ __device__ void run_patch(const Smem &m, int d, double tend, int oi, int oj, int
   while (true) {
     double t;
     int l;
+    CLOCK_AT(c0);
     earliest<NG2>(top, oi, oj, L, t, l);
-    if (!(t < tend)) return;
-    const int a = leaf_a(l), b = leaf_b(l), k = a * S + b;
-    const int xn = new_state(m.x[k * DPB + d]);
-    m.x[k * DPB + d] = xn;
-    const int cf = patch_class(m, d, k);
-    m.cls[l * DPB + d] = (u8)cf;
-    m.tau[l * DPB + d] = draw_time(m, d, l, cf, t, oi, oj, L, sample, k0, k1);
+    if (!(t < tend)) {
+      PROF_FLUSH;
+      return;
+    }
+    COUNT(7);
+    CLOCK_AT(c1);
+    const Fired f = fire(m, d, l, t, tend, oi, oj, L, sample, k0, k1, central);
+    CLOCK_AT(c2);
     // groups of the tree to redo: bit 2 r + c is the group of leaf l + (r - 1) W - 1 + 2 c
     u32 redo = 1u << (2 + ((l >> 3) == ((l + 1) >> 3)));
-    // neighbours whose rate changed: rescale their residual times (events.py fire)
-#pragma unroll 1
-    for (int nb = 0; nb < (DIAG ? 8 : 4); nb++) {
-      const int da = nb == 0 ? -1 : nb == 1 ? 1 : nb < 4 ? 0 : (nb < 6 ? -1 : 1);
-      const int db = nb < 2 ? 0 : nb == 2 ? -1 : nb == 3 ? 1 : (nb % 2 ? 1 : -1);
-      if (a + da < 1 || a + da > W || b + db < 1 || b + db > W) continue;
-      const int q = l + da * W + db;
-      const int cn = patch_class(m, d, k + da * S + db);
-      const int co = m.cls[q * DPB + d];
-      if (cn == co) continue;
-      m.cls[q * DPB + d] = (u8)cn;
-      const double io = m.inv[co], in = m.inv[cn];
-      if (io == in) continue;
-      double tq;
-      if (io == inf())
-        tq = cold_draw(m, d, q, cn, t, oi, oj, L, sample, k0, k1);
-      else if (in == inf())
-        tq = inf();
-      else
-        tq = __dadd_rn(t, __dmul_rn(__dadd_rn(m.tau[q * DPB + d], -t), m.ratio[co * NCLS + cn]));
-      m.tau[q * DPB + d] = tq;
-      redo |= 1u << (2 * (da + 1) + ((q >> 3) == ((l + da * W + 1) >> 3)));
+#pragma unroll
+    for (int j = 0; j < NNB; j++) {
+      const int da = nb_da(j), q = l + da * W + nb_db(j);
+      if ((f.changed >> j) & 1) redo |= 1u << (2 * (da + 1) + ((q >> 3) == ((l + da * W + 1) >> 3)));
     }
-    account(m, d, a, b, (u64)__double_as_longlong(t) + STATE_MIX * (u64)(u32)xn, central);
     // restore the tree: the groups, then their parents
     u32 h_todo = 0;
     while (redo) {
@@ -316,7 +448,105 @@ __device__ void run_patch(const Smem &m, int d, double tend, int oi, int oj, int
           top.leaf[j] = best;
         }
     }
+    CLOCK_AT(c3);
+    CLOCK_ADD(8, c0, c1);
+    CLOCK_ADD(9, c1, c2);
+    CLOCK_ADD(10, c2, c3);
   }
+}
+
+// -- list mode ------------------------------------------------------------------------------
+// Fire the events of the patch's list (its leaves with a time before tend) in time order
+// until it is empty; false if it overflowed (the events fired so far are done, the list is
+// not: the patch goes on in tree mode).
+__device__ __noinline__ bool run_list(int d, double tend, int oi, int oj, int L, u32 sample,
+                                      u32 k0, u32 k1, u32 &central) {
+  const Smem m = carve(smem);
+  PROF_DECL;
+  u16 *lst = m.lst + d;  // entry i at lst[i DPB]
+  int n = m.nl[d];
+  while (n > 0) {
+    CLOCK_AT(c0);
+    // the earliest entry: times only on the hot path, a tie of two finite times sends it
+    // down the exact path; four entries' loads in flight at a time (past the end: a padded
+    // leaf, time infinity)
+    double t = inf();
+    int l = 0, at = 0;
+    bool tie = false;
+    for (int i0 = 0; i0 < n; i0 += 4) {
+      int q[4];
+      double tq[4];
+#pragma unroll
+      for (int j = 0; j < 4; j++) q[j] = i0 + j < n ? lst[(i0 + j) * DPB] : NI;
+#pragma unroll
+      for (int j = 0; j < 4; j++) tq[j] = m.tau[q[j] * DPB + d];
+#pragma unroll
+      for (int j = 0; j < 4; j++) {
+        tie |= tq[j] == t && tq[j] < inf();
+        if (tq[j] < t) {
+          t = tq[j];
+          l = q[j];
+          at = i0 + j;
+        }
+      }
+    }
+    if (tie)
+      for (int i = 0; i < n; i++) {
+        const int q = lst[i * DPB];
+        const double tq = m.tau[q * DPB + d];
+        if (earlier(tq, q, t, l, oi, oj, L)) {
+          t = tq;
+          l = q;
+          at = i;
+        }
+      }
+    COUNT(7);
+    COUNT(11);
+    CLOCK_AT(c1);
+    const Fired f = fire(m, d, l, t, tend, oi, oj, L, sample, k0, k1, central);
+    CLOCK_AT(c2);
+    // the list again: the fired leaf leaves it unless its new time is before tend, a
+    // neighbour joins or leaves it as its time crossed tend
+    if (!f.stays) lst[at * DPB] = lst[--n * DPB];
+    bool full = false;
+#pragma unroll
+    for (int j = 0; j < NNB; j++) {
+      const int q = l + nb_da(j) * W + nb_db(j);
+      if (((f.was & ~f.now) >> j) & 1) {
+        int i = 0;
+        while (i < n - 1 && lst[i * DPB] != q) i++;  // it is there: its time was before tend
+        lst[i * DPB] = lst[--n * DPB];
+      } else if (((f.now & ~f.was) >> j) & 1) {
+        if (n < LISTC)
+          lst[n++ * DPB] = (u16)q;
+        else
+          full = true;
+      }
+    }
+    CLOCK_AT(c3);
+    CLOCK_ADD(8, c0, c1);
+    CLOCK_ADD(9, c1, c2);
+    CLOCK_ADD(10, c2, c3);
+    if (full) {
+      COUNT(12);
+      PROF_FLUSH;
+      return false;
+    }
+  }
+  PROF_FLUSH;
+  return true;
+}
+
+// The patch's events up to tend: in list mode if its list held all its leaves before tend
+// (its tree is then not built), else or after an overflow in tree mode.
+__device__ void run_patch(const Smem &m, int d, double tend, int oi, int oj, int L, u32 sample,
+                          u32 k0, u32 k1, u32 &central) {
+  if (m.nl[d] <= LISTC) {
+    if (run_list(d, tend, oi, oj, L, sample, k0, k1, central)) return;
+    for (int g = 0; g < NG1P; g++) tree_group1(m, d, g, oi, oj, L);
+    for (int h = 0; h < NG2; h++) tree_group2(m, d, h, oi, oj, L);
+  }
+  run_tree(d, tend, oi, oj, L, sample, k0, k1, central);
 }
 
 __device__ __forceinline__ long long gaddr(int s, int k, int T, int ntiles) {
@@ -376,6 +606,7 @@ __device__ __forceinline__ void plan_block(const Smem &m, const double *tmin, u8
     m.oi[slot] = (ti == 0 ? nt - 1 : ti - 1) * B;
     m.oj[slot] = (tj == 0 ? nt - 1 : tj - 1) * B;
   }
+  if (d < DPB) m.nl[d] = 0;
   if (d == 0) {
     m.plan[0] = __popc(runs);
     m.plan[1] = (int)copies;
@@ -446,6 +677,15 @@ struct Items {
   __device__ __forceinline__ int elem(int i) const { return i >> lg; }
 };
 
+// A live leaf loaded with time tl into slot d: onto the slot's list if tl is before tend
+// (the count goes on past LISTC: the patch then runs in tree mode).
+__device__ __forceinline__ void note_leaf(const Smem &m, int d, int l, double tl, double tend) {
+  if (tl < tend) {
+    const int i = atomicAdd(m.nl + d, 1);
+    if (i < LISTC) m.lst[i * DPB + d] = (u16)l;
+  }
+}
+
 // -- loading a block whose tiles lie in one row of tiles ---------------------------------
 // Its DPB patches read the 3 x (DPB + 2) tiles of rows ti - 1 .. ti + 1 and columns
 // tj - 1 .. tj + DPB (column c: tile column tj - 1 + c, wrapped): patch d reads columns d,
@@ -470,7 +710,7 @@ struct Items {
 #define RB ((ROW_PER_THREAD + ROW_BATCHES - 1) / ROW_BATCHES)  // items per batch
 
 __device__ __noinline__ void load_row(const Smem m, u32 runs, const Tiles f, int s, int T0, int nt,
-                                      int ntiles) {
+                                      int ntiles, double tend) {
   const int c = threadIdx.x % NCOL, q = threadIdx.x / NCOL;
   if (q >= QN) return;
   const u64 live = runs;
@@ -529,22 +769,26 @@ __device__ __noinline__ void load_row(const Smem m, u32 runs, const Tiles f, int
         if (ai && (bb > 0 || bi > 0) && (bb < 2 || bi < B - 1)) {  // 0 < bb B + bi < S - 1
           m.tau[lb + off[bb]] = tv[j];
           m.cnt[lb + off[bb]] = cv[j];
+          const int d = off[bb] & (DPB - 1);  // off = bb B DPB + slot
+          note_leaf(m, d, (lb + off[bb] - d) / DPB, tv[j], tend);
         }
       }
     }
   }
 }
 
-// Load the live patches (states of all cells; times and counters of the live ones),
-// compute their rate classes and build their next-event trees.  A block whose tiles lie in
-// one row of tiles (row) loads each distinct tile once (load_row); otherwise (the block
-// wraps to the next row of tiles) each live patch loads its 9 tiles.
+// Load the live patches (states of all cells; times and counters of the live ones, the
+// lists of those before tend) and build the next-event trees of the patches whose lists
+// overflowed.  A block whose tiles lie in one row of tiles (row) loads each distinct tile
+// once (load_row); otherwise (the block wraps to the next row of tiles) each live patch
+// loads its 9 tiles.
 template <bool FULL>
 __device__ __forceinline__ void setup_patches(const Smem &m, int nlive, u32 runs, bool row,
-                                              const Tiles &f, int s, int T0, int L) {
+                                              const Tiles &f, int s, int T0, int L,
+                                              double tend) {
   const int nt = L / B, ntiles = nt * nt;
   const Items<FULL> it(nlive);
-  if (ROW_OK && row) load_row(m, runs, f, s, T0, nt, ntiles);
+  if (ROW_OK && row) load_row(m, runs, f, s, T0, nt, ntiles, tend);
   for (int i = threadIdx.x; !row && i < it.count(NC); i += NT) {
     const int d = it.slot(i), k = it.elem(i);
     if (!FULL && d >= nlive) continue;
@@ -554,33 +798,28 @@ __device__ __forceinline__ void setup_patches(const Smem &m, int nlive, u32 runs
     m.x[k * DPB + d] = f.x[g];
     if (a > 0 && a < S - 1 && b > 0 && b < S - 1) {
       const int l = (a - 1) * W + b - 1;
-      m.tau[l * DPB + d] = f.tau[g];
+      const double tl = f.tau[g];
+      m.tau[l * DPB + d] = tl;
       m.cnt[l * DPB + d] = f.cnt[g];
+      note_leaf(m, d, l, tl, tend);
     }
   }
   for (int i = threadIdx.x; i < DPB * (NL - NI); i += NT) m.tau[NI * DPB + i] = inf();
   for (int i = threadIdx.x; i < 16 * DPB; i += NT) m.sums[i] = 0ull;
   __syncthreads();
-  for (int i = threadIdx.x; i < it.count(NI); i += NT) {
-    const int d = it.slot(i), l = it.elem(i);
-    if (!FULL && d >= nlive) continue;
-    m.cls[l * DPB + d] = (u8)patch_class(m, d, leaf_x(l));
-  }
+  bool trees = false;  // the same for all threads: the branch agrees
+  for (int d = 0; d < nlive; d++) trees |= m.nl[d] > LISTC;
+  if (!trees) return;
   for (int i = threadIdx.x; i < it.count(NG1P); i += NT) {
     const int d = it.slot(i), g = it.elem(i);
-    if (!FULL && d >= nlive) continue;
-    double tg;
-    if (g < NG1)
-      group1(m, d, g, m.oi[d], m.oj[d], L, tg);
-    else
-      m.i1[g * DPB + d] = (u16)NI;  // a padded leaf: time infinity
+    if ((!FULL && d >= nlive) || m.nl[d] <= LISTC) continue;
+    tree_group1(m, d, g, m.oi[d], m.oj[d], L);
   }
   __syncthreads();
   for (int i = threadIdx.x; i < it.count(NG2); i += NT) {
     const int d = it.slot(i), h = it.elem(i);
-    if (!FULL && d >= nlive) continue;
-    double th;
-    m.i2[h * DPB + d] = (u16)group2(m, d, h, m.oi[d], m.oj[d], L, th);
+    if ((!FULL && d >= nlive) || m.nl[d] <= LISTC) continue;
+    tree_group2(m, d, h, m.oi[d], m.oj[d], L);
   }
   __syncthreads();
 }
@@ -621,7 +860,6 @@ extern "C" __global__ void __launch_bounds__(NT)
                   double *tmin0, double *tmin1, u8 *live_g, const int *parity,
                   const int *active, const double *t_end, const double *inv_g,
                   const double *ratio_g, u64 *sums_g, u32 *central_g, int L, u32 k0, u32 k1) {
-  extern __shared__ __align__(16) unsigned char smem[];
   const int s = blockIdx.y;
   if (!active[s]) return;
   const Smem m = carve(smem);
@@ -631,6 +869,7 @@ extern "C" __global__ void __launch_bounds__(NT)
   const Tiles f = par ? Tiles{x1, tau1, cnt1, tmin1} : Tiles{x0, tau0, cnt0, tmin0};
   const Tiles bk = par ? Tiles{x0, tau0, cnt0, tmin0} : Tiles{x1, tau1, cnt1, tmin1};
   const double tend = t_end[s];
+  PHASE(0);
 
   // the rate tables (m.ratio follows m.inv) via registers: their loads are in flight
   // together with the plan's, one memory round trip before the barrier instead of two
@@ -649,11 +888,21 @@ extern "C" __global__ void __launch_bounds__(NT)
   const int nlive = m.plan[0];  // the same for all threads: the branches below agree
   const u32 copies = (u32)m.plan[1], runs = (u32)m.plan[2];
   const bool row = T0 - (T0 / nt) * nt + DPB <= nt;  // the block's tiles in one row
+  PHASE(1);
+#ifdef KMC2D_PHASES
+  if (threadIdx.x == 0) {
+    u32 sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    phase_row()[5] = sm;
+    phase_row()[6] = nlive;
+  }
+#endif
 
   if (nlive == DPB)
-    setup_patches<true>(m, nlive, runs, row, f, s, T0, L);
+    setup_patches<true>(m, nlive, runs, row, f, s, T0, L, tend);
   else if (nlive > 0)
-    setup_patches<false>(m, nlive, runs, row, f, s, T0, L);
+    setup_patches<false>(m, nlive, runs, row, f, s, T0, L, tend);
+  PHASE(2);
 
   // warp 0 fires the live patches' events; meanwhile the other warps copy the skipped
   // tiles (all threads if none runs; a block of one warp copies after its events)
@@ -664,13 +913,19 @@ extern "C" __global__ void __launch_bounds__(NT)
     central_g[(long long)s * ntiles + m.tile[d]] = central;
   }
   if (copies) copy_tiles(copies, f, bk, s, T0, ntiles, nlive > 0 && NT > 32 ? 32 : 0);
-  if (nlive == 0) return;
+  if (nlive == 0) {
+    PHASE(3);
+    PHASE(4);
+    return;
+  }
   __syncthreads();
+  PHASE(3);
 
   if (nlive == DPB)
     store_patches<true>(m, nlive, bk, s, T0, ntiles, sums_g);
   else
     store_patches<false>(m, nlive, bk, s, T0, ntiles, sums_g);
+  PHASE(4);
 }
 
 // Eqs. 3-4: every halo sum equals its owner's border sum; mismatches, the step's central
