@@ -183,6 +183,7 @@ def _upload_state(kern, states: list[dict]) -> None:
         (SOS, (0.7, 1.0), 48, 4, 2),
         (ISING, (1.0, 0.1, 2.0), 32, 8, 4),
         (ISING, (1.0, 0.0, 1.5), 32, 4, 8),
+        (ISING, (1.0, 0.0, 0.01), 32, 8, 4),  # rate 0 for dE = 8: neighbours draw anew
     ],
 )
 def test_gpu_tiles_equal_the_cpu_twin(model, params, L: int, B: int, dpb: int) -> None:

@@ -343,34 +343,62 @@ struct Fired {
 // live cell's stored class would always equal that).
 __device__ __forceinline__ Fired fire(const Smem &m, int d, int l, double t, double tend, int oi,
                                       int oj, int L, u32 sample, u32 k0, u32 k1, u32 &central) {
+  // All loads first, then the arithmetic, then all stores: nothing is stored before the
+  // last load, so the compiler may keep every load in flight and run the fired cell's draw
+  // alongside its neighbours' rescaling, with the same branch-free path for every lane.
   const int a = leaf_a(l), b = leaf_b(l), k = a * S + b;
   const int xo = m.x[k * DPB + d], xn = new_state(xo);
-  m.x[k * DPB + d] = xn;
-  const double tl = draw_time(m, d, l, patch_class(m, d, k), t, oi, oj, L, sample, k0, k1);
-  m.tau[l * DPB + d] = tl;
-  Fired f{0u, 0u, 0u, tl < tend};
-#pragma unroll 1
+  int vk[9];  // the fired cell's stencil, itself in its new state
+#pragma unroll
+  for (int p = 0; p < 9; p++) vk[p] = p == 0 ? xn : m.x[(k + stencil(p)) * DPB + d];
+  const int cf = class_of(vk);
+  const double inv_f = m.inv[cf];
+  const u32 nd = m.cnt[l * DPB + d];
+  int cn[NNB];
+  u32 rescale = 0, cold = 0;  // bit j: neighbour j's time rescaled (or infinity); drawn
+  double t0[NNB], tq[NNB];
+#pragma unroll
   for (int j = 0; j < NNB; j++) {
     const int da = nb_da(j), db = nb_db(j);
-    if (a + da < 1 || a + da > W || b + db < 1 || b + db > W) continue;
-    int cn, co;
-    classes_around(m, d, k + da * S + db, k, xo, cn, co);
-    if (cn == co) continue;
-    const double io = m.inv[co], in = m.inv[cn];
-    if (io == in) continue;
+    const bool leaf = a + da >= 1 && a + da <= W && b + db >= 1 && b + db <= W;
+    const int kq = k + da * S + db;
+    int v[9];
+#pragma unroll
+    for (int p = 0; p < 9; p++)  // the fired cell's own entry (p with da S + db + its offset 0)
+      v[p] = da * S + db + stencil(p) == 0 ? xn : leaf ? m.x[(kq + stencil(p)) * DPB + d] : 0;
+    cn[j] = class_of(v);
+#pragma unroll
+    for (int p = 0; p < 9; p++)
+      if (da * S + db + stencil(p) == 0) v[p] = xo;
+    const int co = class_of(v);
+    const double io = m.inv[co], in = m.inv[cn[j]];
+    const bool changed = leaf && cn[j] != co && io != in;  // a class change: the rate too
     const int q = l + da * W + db;
-    const double t0 = m.tau[q * DPB + d];
-    double tq;
-    if (io == inf())
-      tq = cold_draw(d, q, cn, t, oi, oj, L, sample, k0, k1);
-    else if (in == inf())
-      tq = inf();
-    else
-      tq = __dadd_rn(t, __dmul_rn(__dadd_rn(t0, -t), m.ratio[co * NCLS + cn]));
-    m.tau[q * DPB + d] = tq;
-    f.changed |= 1u << j;
-    f.was |= (u32)(t0 < tend) << j;
-    f.now |= (u32)(tq < tend) << j;
+    t0[j] = leaf ? m.tau[q * DPB + d] : 0.0;
+    const double r = m.ratio[co * NCLS + cn[j]];
+    tq[j] = in == inf() ? inf() : __dadd_rn(t, __dmul_rn(__dadd_rn(t0[j], -t), r));
+    cold |= (u32)(changed && io == inf()) << j;  // it leaves a rate-0 class: a draw, below
+    rescale |= (u32)(changed && io != inf()) << j;
+  }
+  double tl = inf();
+  if (inv_f != inf()) {
+    const P4 r = philox(global_index(l, oi, oj, L), nd, sample, STREAM_KMC << 24, k0, k1);
+    tl = __dadd_rn(t, __dmul_rn(exp_variate(r.v[0], r.v[1]), inv_f));
+    m.cnt[l * DPB + d] = nd + 1;
+  }
+  m.x[k * DPB + d] = xn;
+  m.tau[l * DPB + d] = tl;
+  Fired f{0u, 0u, 0u, tl < tend};
+#pragma unroll
+  for (int j = 0; j < NNB; j++) {
+    const int q = l + nb_da(j) * W + nb_db(j);
+    if ((cold >> j) & 1) tq[j] = cold_draw(d, q, cn[j], t, oi, oj, L, sample, k0, k1);
+    if (((rescale | cold) >> j) & 1) {
+      m.tau[q * DPB + d] = tq[j];
+      f.changed |= 1u << j;
+      f.was |= (u32)(t0[j] < tend) << j;
+      f.now |= (u32)(tq[j] < tend) << j;
+    }
   }
   account(m, d, a, b, (u64)__double_as_longlong(t) + STATE_MIX * (u64)(u32)xn, central);
   return f;
@@ -855,7 +883,10 @@ __device__ __forceinline__ void store_patches(const Smem &m, int nlive, const Ti
 }
 
 // Algorithm 2 for every tile of every active sample: front buffer (parity[s]) -> back.
-extern "C" __global__ void __launch_bounds__(NT)
+// At most 80 registers per thread (the registers of 6 blocks of 128 threads, as many as
+// shared memory holds with the default 4 patches per block); beyond, fire's loads in flight
+// would cost a block per SM.
+extern "C" __global__ void __launch_bounds__(NT, 768 / NT)
     kmc2d_advance(int *x0, int *x1, double *tau0, double *tau1, u32 *cnt0, u32 *cnt1,
                   double *tmin0, double *tmin1, u8 *live_g, const int *parity,
                   const int *active, const double *t_end, const double *inv_g,
