@@ -1,16 +1,18 @@
 """Where a step of the kmc2d tile kernel spends its time, per block and phase.
 
-Builds the advance kernel with -DKMC2D_PHASES (thread 0 of every block writes the global
+Builds the advance kernel with -DKMC2D_PHASES=1 (thread 0 of every block writes the global
 timer at its start, after the plan, after the setup, after the event phase and at its
-end, and the event threads count their events), relaxes an n x n SOS surface as
-``simcore bench kmc2d`` does, and then times ``steps`` production steps one by one.
+end; with --per-event, =2, the event threads also count their events and the SM cycles of
+an event's parts, which costs registers and so changes the timing), relaxes an n x n SOS
+surface as ``simcore bench kmc2d`` does, and then times ``steps`` production steps one by
+one.
 
 Per phi it prints: ms per step; per live block the mean time of each phase and of its
 life; blocks resident per SM (the blocks' lives summed over the step's span and the
 SMs); the events a live block fired; and what the step would take without its event
 phases at the same residency.  Usage (on a GPU):
 
-    python3 benchmarks/kmc2d_phases.py N STEPS PHI [PHI ...] [--dpb D] [--nt T]
+    python3 benchmarks/kmc2d_phases.py N STEPS PHI [PHI ...] [--per-event] [--dpb D] [--nt T]
 """
 
 from __future__ import annotations
@@ -34,10 +36,12 @@ from simcore.models.kmc2d.serial import initial_times
 from simcore.models.kmc2d.tiles import first_dt
 
 
-def instrumented(k: TileKernel, dpb: int, nt: int, extra: tuple[str, ...] = ()) -> cp.ndarray:
-    """Swap the kernel's advance for the instrumented build (with ``extra`` -D options);
-    the per-block record."""
-    defs = compile_defines(k.B, k.model, dpb, nt) + ("-DKMC2D_PHASES", *extra)
+def instrumented(
+    k: TileKernel, dpb: int, nt: int, level: int, extra: tuple[str, ...] = ()
+) -> cp.ndarray:
+    """Swap the kernel's advance for the instrumented build (``level`` 1 or 2, with
+    ``extra`` -D options); the per-block record."""
+    defs = compile_defines(k.B, k.model, dpb, nt) + (f"-DKMC2D_PHASES={level}", *extra)
     mod = load_module(CUDA_SOURCE, defs, COMPILE_EXTRA)
     k._advance = mod.get_function("kmc2d_advance")
     k._advance.max_dynamic_shared_size_bytes = k.smem
@@ -57,6 +61,7 @@ def profile(
     relax: float = 2.0,
     measure: float = 5.0,
     extra: tuple[str, ...] = (),
+    level: int = 1,
 ) -> dict:
     """Phase times of the first ``steps`` steps of a production run of ``measure`` events
     per cell after ``relax`` events per cell (the protocol of ``simcore bench kmc2d``)."""
@@ -72,7 +77,7 @@ def profile(
         if int(k.events[0]) >= relax * n * n:
             break
         t *= 2
-    rec = instrumented(k, dpb, nt, extra)
+    rec = instrumented(k, dpb, nt, level, extra)
     nsm = cp.cuda.Device().attributes["MultiProcessorCount"]
     # production as in the bench: up to `measure` more events per cell, at most `steps` steps
     speed = int(k.events[0]) / (n * n * t)
@@ -128,15 +133,16 @@ def main() -> None:
     ap.add_argument("--dpb", type=int, default=DEFAULT_DPB)
     ap.add_argument("--nt", type=int, default=DEFAULT_NT)
     ap.add_argument("-D", dest="defines", action="append", default=[], help="extra -D option")
+    ap.add_argument("--per-event", action="store_true", help="also count events and cycles")
     args = ap.parse_args()
     cols = ("ms", "span_ms", "live_blocks", "plan", "setup", "events", "store", "life_live",
             "life_dead", "resident", "ev_block", "no_event_ms", "c_search", "c_fire", "c_update",
             "list_share", "overflows")  # fmt: skip
     print("phi " + " ".join(f"{c:>11}" for c in cols), flush=True)
     for phi in args.phi:
-        r = profile(
-            args.n, phi, args.steps, args.dpb, args.nt, extra=tuple(f"-D{d}" for d in args.defines)
-        )
+        extra = tuple(f"-D{d}" for d in args.defines)
+        level = 2 if args.per_event else 1
+        r = profile(args.n, phi, args.steps, args.dpb, args.nt, extra=extra, level=level)
         print(f"{phi:3g} " + " ".join(f"{r[c]:11.4g}" for c in cols), flush=True)
     print(
         "(medians over the steps; phase and life times in ns per live block; c_*: SM cycles"

@@ -68,11 +68,11 @@ typedef unsigned char u8;
 typedef unsigned short u16;
 typedef unsigned long long u64;
 
-// Profiling only (benchmarks/kmc2d_phases.py compiles with -DKMC2D_PHASES): thread 0 of
-// each block writes the global timer at the phase boundaries (0-4), its SM (5) and its live
-// patches (6); the event threads add their events (7), the SM cycles of an event's search,
-// firing and list or tree update (8-10), the events fired in list mode (11) and the lists
-// that overflowed (12): 16 values per block.
+// Profiling only (benchmarks/kmc2d_phases.py compiles with -DKMC2D_PHASES=1 or 2): thread 0
+// of each block writes the global timer at the phase boundaries (0-4), its SM (5) and its
+// live patches (6); with 2 also the event threads add their events (7), the SM cycles of an
+// event's search, firing and list or tree update (8-10), the events fired in list mode (11)
+// and the lists that overflowed (12), at the cost of registers: 16 values per block.
 #ifdef KMC2D_PHASES
 __device__ u64 *kmc2d_phases;
 __device__ __forceinline__ u64 *phase_row() {
@@ -86,6 +86,10 @@ __device__ __forceinline__ void phase_mark(int j) {
   }
 }
 #define PHASE(j) phase_mark(j)
+#else
+#define PHASE(j)
+#endif
+#if defined(KMC2D_PHASES) && KMC2D_PHASES >= 2
 // per event thread, summed in registers and added to the block's row when it is done
 #define PROF_DECL u64 prof[6] = {0, 0, 0, 0, 0, 0}
 #define CLOCK_AT(v) const long long v = clock64()
@@ -98,7 +102,6 @@ __device__ __forceinline__ void phase_mark(int j) {
 #define PROF_DECL
 #define PROF_FLUSH
 #define COUNT(j)
-#define PHASE(j)
 #define CLOCK_AT(v)
 #define CLOCK_ADD(j, v0, v1)
 #endif
