@@ -30,8 +30,13 @@ CUDA_SOURCE = Path(__file__).with_name("cuda") / "kmc2d_tiles.cu"
 DEFAULT_DPB = 4
 DEFAULT_NT = 128
 #: Leaves with a time before the step's end that a patch keeps in a list (list mode; a
-#: patch with more runs in tree mode).  The kernel's LISTC.
+#: list that fills up goes on in tree mode).  The kernel's LISTC.
 LIST_CAPACITY = 64
+#: A patch starts a step in list mode if it has at most this many leaves before the
+#: step's end, else in tree mode (the kernel's LISTS).  64 is the fastest of 8, 16, 32 and
+#: 64 at n = 1024 and 4096 for phi = 1 and 2; at n = 256, phi = 1 (tens of events per
+#: patch and step, one wave of blocks) 16 is 1.9x faster: BENCHMARKS.md, kmc2d round 3.
+LIST_START = 64
 #: Steps whose (dt, accepted) a job keeps per sample (the run file's dt_history).
 HISTORY = 4096
 #: Tile sides the GPU kernel is compiled for (shared memory bounds them).
@@ -39,7 +44,12 @@ GPU_TILES = (4, 8)
 
 
 def compile_defines(
-    B: int, model: int, dpb: int, nt: int = DEFAULT_NT, list_cap: int = LIST_CAPACITY
+    B: int,
+    model: int,
+    dpb: int,
+    nt: int = DEFAULT_NT,
+    list_cap: int = LIST_CAPACITY,
+    list_start: int = LIST_START,
 ) -> tuple[str, ...]:
     """The -D options of one kernel build."""
     vals = {
@@ -50,6 +60,7 @@ def compile_defines(
         "DPB": dpb,
         "NT": nt,
         "LISTC": list_cap,
+        "LISTS": list_start,
     }
     return tuple(f"-D{k}={v}" for k, v in vals.items())
 
@@ -113,6 +124,7 @@ class TileKernel:
         dpb: int = DEFAULT_DPB,
         nt: int = DEFAULT_NT,
         list_cap: int = LIST_CAPACITY,
+        list_start: int = LIST_START,
     ):
         import cupy as cp
 
@@ -130,7 +142,7 @@ class TileKernel:
                 "multiple of 32"
             )
         self.dpb, self.threads = dpb, nt
-        mod = _module(compile_defines(B, model, dpb, nt, list_cap))
+        mod = _module(compile_defines(B, model, dpb, nt, list_cap, list_start))
         self._advance = mod.get_function("kmc2d_advance")
         self._check = mod.get_function("kmc2d_check")
         self._control = mod.get_function("kmc2d_control")

@@ -11,8 +11,9 @@
 // for all S x S cells but times and draw counters for its W x W live interior only,
 // numbered by leaf l = (a - 1) W + b - 1.  The next event is the earliest leaf (ties go to
 // the smaller global cell index, as in the serial integrator), found in one of two ways:
-// - list mode: the leaves whose time lies before the step's end, at most LISTC of them, in
-//   a list (collected while loading, kept as events move times across the step's end).  The
+// - list mode, for a patch with at most LIST_START leaves before the step's end: those
+//   leaves in a list of up to LISTC (collected while loading, kept as events move times
+//   across the step's end).  The
 //   events of a step are those of the list; the earliest is a scan of it.  Most patches at
 //   phi >= 2, with a few events per step, run so, with no tree to build or keep;
 // - tree mode, for a patch with more: a min-tree, the earliest leaf of each group of 8
@@ -61,6 +62,10 @@ static_assert(NT % 32 == 0 && NT >= DPB, "whole warps, at least one thread per p
 #ifndef LISTC
 #define LISTC 64  // leaves a patch's list holds (list mode)
 #endif
+#ifndef LISTS
+#define LISTS 64  // the most leaves before the step's end that start a patch in list mode
+#endif
+#define LIST_START (LISTS < LISTC ? LISTS : LISTC)
 static_assert(LISTC >= 1 && LISTC <= 65535, "LISTC: 1 .. 65535 leaves");
 #define NNB (DIAG ? 8 : 4)  // neighbours whose class an event can change
 
@@ -572,7 +577,7 @@ __device__ __noinline__ bool run_list(int d, double tend, int oi, int oj, int L,
 // (its tree is then not built), else or after an overflow in tree mode.
 __device__ void run_patch(const Smem &m, int d, double tend, int oi, int oj, int L, u32 sample,
                           u32 k0, u32 k1, u32 &central) {
-  if (m.nl[d] <= LISTC) {
+  if (m.nl[d] <= LIST_START) {
     if (run_list(d, tend, oi, oj, L, sample, k0, k1, central)) return;
     for (int g = 0; g < NG1P; g++) tree_group1(m, d, g, oi, oj, L);
     for (int h = 0; h < NG2; h++) tree_group2(m, d, h, oi, oj, L);
@@ -709,7 +714,7 @@ struct Items {
 };
 
 // A live leaf loaded with time tl into slot d: onto the slot's list if tl is before tend
-// (the count goes on past LISTC: the patch then runs in tree mode).
+// (the count goes on past LISTC; above LIST_START the patch runs in tree mode).
 __device__ __forceinline__ void note_leaf(const Smem &m, int d, int l, double tl, double tend) {
   if (tl < tend) {
     const int i = atomicAdd(m.nl + d, 1);
@@ -839,17 +844,17 @@ __device__ __forceinline__ void setup_patches(const Smem &m, int nlive, u32 runs
   for (int i = threadIdx.x; i < 16 * DPB; i += NT) m.sums[i] = 0ull;
   __syncthreads();
   bool trees = false;  // the same for all threads: the branch agrees
-  for (int d = 0; d < nlive; d++) trees |= m.nl[d] > LISTC;
+  for (int d = 0; d < nlive; d++) trees |= m.nl[d] > LIST_START;
   if (!trees) return;
   for (int i = threadIdx.x; i < it.count(NG1P); i += NT) {
     const int d = it.slot(i), g = it.elem(i);
-    if ((!FULL && d >= nlive) || m.nl[d] <= LISTC) continue;
+    if ((!FULL && d >= nlive) || m.nl[d] <= LIST_START) continue;
     tree_group1(m, d, g, m.oi[d], m.oj[d], L);
   }
   __syncthreads();
   for (int i = threadIdx.x; i < it.count(NG2); i += NT) {
     const int d = it.slot(i), h = it.elem(i);
-    if ((!FULL && d >= nlive) || m.nl[d] <= LISTC) continue;
+    if ((!FULL && d >= nlive) || m.nl[d] <= LIST_START) continue;
     tree_group2(m, d, h, m.oi[d], m.oj[d], L);
   }
   __syncthreads();
