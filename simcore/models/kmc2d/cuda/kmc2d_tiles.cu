@@ -315,27 +315,6 @@ __device__ __forceinline__ int class_of(const int (&v)[9]) {
   return rate_class(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]);
 }
 
-// The class of patch cell k now.
-__device__ __forceinline__ int patch_class(const Smem &m, int d, int k) {
-  int v[9];
-#pragma unroll
-  for (int p = 0; p < 9; p++) v[p] = m.x[(k + stencil(p)) * DPB + d];
-  return class_of(v);
-}
-
-// The class of patch cell kq now (cn) and before its neighbour k was in state xo (co).
-__device__ __forceinline__ void classes_around(const Smem &m, int d, int kq, int k, int xo,
-                                               int &cn, int &co) {
-  int v[9];
-#pragma unroll
-  for (int p = 0; p < 9; p++) v[p] = m.x[(kq + stencil(p)) * DPB + d];
-  cn = class_of(v);
-#pragma unroll
-  for (int p = 1; p < 9; p++)
-    if (kq + stencil(p) == k) v[p] = xo;
-  co = class_of(v);
-}
-
 // What an event did to the times: bit j of changed, for neighbour j whose time changed,
 // and of was / now, whether that time lay before tend before / after; stays: whether the
 // fired leaf's new time does.
