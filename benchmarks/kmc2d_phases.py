@@ -23,6 +23,7 @@ import cupy as cp
 import numpy as np
 
 from simcore.backends.cuda import load_module
+from simcore.models.kmc2d.bench import GpuTiles, relax_run
 from simcore.models.kmc2d.gpu import (
     COMPILE_EXTRA,
     CUDA_SOURCE,
@@ -33,7 +34,6 @@ from simcore.models.kmc2d.gpu import (
 )
 from simcore.models.kmc2d.rates import SOS, rate_tables
 from simcore.models.kmc2d.serial import initial_times
-from simcore.models.kmc2d.tiles import first_dt
 
 
 def instrumented(
@@ -68,15 +68,9 @@ def profile(
     inv, ratio = rate_tables(SOS, (1.0, phi))
     x = np.zeros((n, n), dtype=np.int32)
     tau, cnt = initial_times(x, SOS, inv, 0, 1, 0)
-    k = TileKernel(n, 8, SOS, inv, ratio, 1, 1, 0, dpb=dpb, nt=nt)
-    z = [0]
-    k.upload(x[None], tau[None], cnt[None], z, [first_dt(tau, 0.0)], z, z, z, z)
-    t = 1.0
-    while True:
-        k.run_to(t)
-        if int(k.events[0]) >= relax * n * n:
-            break
-        t *= 2
+    run = GpuTiles(x, tau, cnt, 8, inv, ratio, 1, dpb, nt)
+    t = relax_run(run, n * n, relax)
+    k = run.kern
     rec = instrumented(k, dpb, nt, level, extra)
     nsm = cp.cuda.Device().attributes["MultiProcessorCount"]
     # production as in the bench: up to `measure` more events per cell, at most `steps` steps

@@ -72,7 +72,10 @@ class _CpuTiles:
         return None
 
 
-class _GpuTiles:
+class GpuTiles:
+    """The GPU tile kernel (one sample from x, tau, cnt at t = 0) behind the same calls as
+    :class:`_CpuTiles`; ``kern`` is its :class:`~simcore.models.kmc2d.gpu.TileKernel`."""
+
     def __init__(self, x, tau, cnt, tile, inv, ratio, seed, dpb, nt):
         from simcore.models.kmc2d.gpu import DEFAULT_DPB, DEFAULT_NT, TileKernel
         from simcore.models.kmc2d.tiles import first_dt
@@ -103,6 +106,18 @@ class _GpuTiles:
         return int(self.kern.live_patches[0])
 
 
+def relax_run(run, cells: int, relax: float, k2: float = 1.0) -> float:
+    """Run ``run`` (``run_to`` and ``counts``, as the tile runners here or a
+    ``TileKernel``'s events) from t = 0 until ``relax`` events per cell happened, doubling
+    the time from 1 / k2; the time reached."""
+    t = 1.0 / k2
+    while True:
+        run.run_to(t)
+        if run.counts()[0] >= relax * cells:
+            return t
+        t *= 2
+
+
 def bench_tiles(
     n: int,
     phi: float,
@@ -125,16 +140,11 @@ def bench_tiles(
     x = np.zeros((n, n), dtype=np.int32)
     tau, cnt = initial_times(x, SOS, inv, 0, seed, 0)
     if backend == "gpu":
-        run = _GpuTiles(x, tau, cnt, tile, inv, ratio, seed, dpb, nt)
+        run = GpuTiles(x, tau, cnt, tile, inv, ratio, seed, dpb, nt)
     else:
         run = _CpuTiles(x, tau, cnt, tile, inv, ratio, seed)
     cells = n * n
-    t = 1.0 / k2  # relax: double the time until `relax` events per cell happened
-    while True:
-        run.run_to(t)
-        if run.counts()[0] >= relax * cells:
-            break
-        t *= 2
+    t = relax_run(run, cells, relax, k2)
     e0, a0, r0 = run.counts()
     p0 = run.patches_run()
     rates = []

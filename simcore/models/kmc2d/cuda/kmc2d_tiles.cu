@@ -13,9 +13,8 @@
 // the smaller global cell index, as in the serial integrator), found in one of two ways:
 // - list mode, for a patch with at most LIST_START leaves before the step's end: those
 //   leaves in a list of up to LISTC (collected while loading, kept as events move times
-//   across the step's end).  The
-//   events of a step are those of the list; the earliest is a scan of it.  Most patches at
-//   phi >= 2, with a few events per step, run so, with no tree to build or keep;
+//   across the step's end).  The events of a step are those of the list; the earliest is
+//   a scan of it.  Most patches at phi >= 1 run so, with no tree to build or keep;
 // - tree mode, for a patch with more: a min-tree, the earliest leaf of each group of 8
 //   leaves (level 1, indices only), the earliest of each group of 8 of those (level 2,
 //   NG2 <= 8 nodes, kept in the event thread's registers), and a scan of level 2.  A list
@@ -257,6 +256,13 @@ __device__ __forceinline__ int group2(const Smem &m, int d, int h, int oi, int o
   return best;
 }
 
+// The waiting time of leaf l drawn at time t with its draw counter at n, for 1 / rate inv.
+__device__ __forceinline__ double drawn_time(double t, double inv, int l, u32 n, int oi, int oj,
+                                             int L, u32 sample, u32 k0, u32 k1) {
+  const P4 r = philox(global_index(l, oi, oj, L), n, sample, STREAM_KMC << 24, k0, k1);
+  return __dadd_rn(t, __dmul_rn(exp_variate(r.v[0], r.v[1]), inv));
+}
+
 // A fresh waiting time of leaf l (class cls) drawn at time t.
 __device__ __forceinline__ double draw_time(const Smem &m, int d, int l, int cls, double t,
                                             int oi, int oj, int L, u32 sample, u32 k0, u32 k1) {
@@ -264,8 +270,7 @@ __device__ __forceinline__ double draw_time(const Smem &m, int d, int l, int cls
   if (inv == inf()) return inf();
   const u32 n = m.cnt[l * DPB + d];
   m.cnt[l * DPB + d] = n + 1;
-  const P4 r = philox(global_index(l, oi, oj, L), n, sample, STREAM_KMC << 24, k0, k1);
-  return __dadd_rn(t, __dmul_rn(exp_variate(r.v[0], r.v[1]), inv));
+  return drawn_time(t, inv, l, n, oi, oj, L, sample, k0, k1);
 }
 
 // The rare neighbour that leaves a rate-0 class draws (kept out of line: small code).
@@ -369,8 +374,7 @@ __device__ __forceinline__ Fired fire(const Smem &m, int d, int l, double t, dou
   }
   double tl = inf();
   if (inv_f != inf()) {
-    const P4 r = philox(global_index(l, oi, oj, L), nd, sample, STREAM_KMC << 24, k0, k1);
-    tl = __dadd_rn(t, __dmul_rn(exp_variate(r.v[0], r.v[1]), inv_f));
+    tl = drawn_time(t, inv_f, l, nd, oi, oj, L, sample, k0, k1);
     m.cnt[l * DPB + d] = nd + 1;
   }
   m.x[k * DPB + d] = xn;
