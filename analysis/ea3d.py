@@ -33,6 +33,7 @@ from analysis.plotting import (
     Drawn,
     axis_label,
     draw_campaign_figures,
+    guide_style,
     log_tick_labels,
     new_figure,
     require_variables,
@@ -51,11 +52,12 @@ REQUIRED = ("energy", "q")
 #: Samples per coded word: they share their random numbers.
 WORD = 64
 
-#: Each campaign figure: the variable drawn and its symbol (the unit comes from the file).
+#: Each campaign figure: the variable drawn, its axis label (named, not only a symbol: the
+#: unit comes from the file) and its symbol (in the label of the size differences).
 _FIGURES = {
-    "energy": ("energy_mean", "e"),
-    "q2": ("q2_mean", r"$\langle q^2 \rangle$"),
-    "binder": ("binder", "g"),
+    "energy": ("energy_mean", "energy per spin e", "e"),
+    "q2": ("q2_mean", r"squared overlap $\langle q^2 \rangle$", r"$\langle q^2 \rangle$"),
+    "binder": ("binder", "Binder ratio g", "g"),
 }
 
 
@@ -155,15 +157,21 @@ def _size_differences(datasets: Sequence[xr.Dataset], var: str) -> list[tuple[in
 
 
 def plot_observable(
-    datasets: Sequence[xr.Dataset], var: str, ylabel: str, differences: bool = False
+    datasets: Sequence[xr.Dataset],
+    var: str,
+    ylabel: str,
+    differences: bool = False,
+    symbol: str | None = None,
 ) -> Figure:
     """``var`` vs sweeps (log t) with jackknife error bars, one line per point: colour by
-    temperature, marker and line style by L (the largest solid, smaller ones open and on
-    top), so the sizes stay apart where their curves coincide.  ``ylabel``: the symbol,
-    to which the unit of the file's variable is added.  ``differences``: a lower panel of
-    each smaller L minus the largest L at its temperature (errors in quadrature), which
-    shows whether they agree."""
-    styles = styles_by(datasets, "T", "L")
+    L (fixed per size, as in every figure: :func:`analysis.plotting.size_color`; smaller
+    sizes drawn on top, so the sizes stay apart where their curves coincide), marker,
+    line style and fill by temperature (the highest solid and filled).  ``ylabel``: what
+    the axis names, to which the unit of the file's variable is added.  ``differences``:
+    a lower panel of each smaller L minus the largest L at its temperature (errors in
+    quadrature), which shows whether they agree, labelled with ``symbol`` (default
+    ``ylabel``)."""
+    styles = styles_by(datasets, "L", "T")
     diffs = _size_differences(datasets, var) if differences else []
     nrows = 2 if diffs else 1
     with matplotlib.rc_context(STYLE):
@@ -186,8 +194,9 @@ def plot_observable(
                 d = ds[var].values - ref[var].values
                 e = np.hypot(ds[_error_of(var)].values, ref[_error_of(var)].values)
                 bx.errorbar(t[ok], d[ok], yerr=e[ok], ms=3, **styles[i])
-            bx.axhline(0.0, color="k", linewidth=0.6)
-            bx.set_ylabel(f"{ylabel}(L) - {ylabel}(largest L)", fontsize=7)
+            bx.axhline(0.0, **guide_style(linestyle="-", linewidth=0.6))
+            sym = ylabel if symbol is None else symbol
+            bx.set_ylabel(f"{sym}(L) - {sym}(largest L)", fontsize=7)
         for a in axes[:, 0]:
             a.set_xscale("log")
             log_tick_labels(a)
@@ -202,10 +211,12 @@ def draw_figures(
 ) -> dict[str, Drawn]:
     """The campaign figures of ea3d analyses with their provenance: those the ea3d spec's
     ``campaign_figures`` names, in its order (only ``names``, if given)."""
-    needed = [v for var, _ in _FIGURES.values() for v in (var, _error_of(var))]
+    needed = [v for var, _, _ in _FIGURES.values() for v in (var, _error_of(var))]
     require_variables(analyses, needed, "an ea3d analysis dataset")
     drawings = {
-        name: partial(plot_observable, var=var, ylabel=ylabel, differences=name == "energy")
-        for name, (var, ylabel) in _FIGURES.items()
+        name: partial(
+            plot_observable, var=var, ylabel=ylabel, symbol=symbol, differences=name == "energy"
+        )
+        for name, (var, ylabel, symbol) in _FIGURES.items()
     }
     return draw_campaign_figures(MODEL, analyses, drawings, names=names)

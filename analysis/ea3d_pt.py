@@ -81,6 +81,7 @@ from analysis.plotting import (
     axis_label,
     draw_campaign_figures,
     fmt_number,
+    guide_style,
     load_datasets,
     log_tick_labels,
     n_samples_of,
@@ -417,7 +418,9 @@ def _label(ds: xr.Dataset) -> str:
 
 
 def _styles(datasets: Sequence[xr.Dataset]) -> list[dict[str, Any]]:
-    """Colour by L, marker and line style by layout (the same for one layout)."""
+    """Colour by L (fixed per size, as in every figure:
+    :func:`analysis.plotting.size_color`), marker and line style by layout (the same for
+    one layout)."""
     return [{**s, "ms": 3} for s in styles_by(datasets, "L", "layout")]
 
 
@@ -471,7 +474,7 @@ def _mark_crossings(ax: Any, datasets: Sequence[xr.Dataset], styles: Sequence[di
     for ref, who, ls in zip(T_C, _T_C_LABELS, ("--", ":"), strict=True):
         ax.axvspan(ref.value - ref.error, ref.value + ref.error, color="0.6", alpha=0.35,
                    linewidth=0)  # fmt: skip
-        ax.axvline(ref.value, color="0.35", linestyle=ls, linewidth=0.8,
+        ax.axvline(ref.value, **guide_style(color="0.35", linestyle=ls),
                    label=f"$T_c$ = {ref.text}, {who} (literature)")  # fmt: skip
     color = {_size(d): s["color"] for d, s in zip(datasets, styles, strict=True)}
     rows = crossings(datasets)
@@ -481,7 +484,7 @@ def _mark_crossings(ax: Any, datasets: Sequence[xr.Dataset], styles: Sequence[di
             t, e = r["T_cross"], r["T_cross_err"]
             if math.isfinite(e):
                 ax.axvspan(t - e, t + e, color=color[r["L2"]], alpha=0.15, linewidth=0)
-            ax.axvline(t, color=color[r["L2"]], linestyle="-.", linewidth=0.9,
+            ax.axvline(t, **guide_style(color=color[r["L2"]], linestyle="-.", linewidth=0.9),
                        label=f"crossing {pair}: T = {value_error_text(t, e)}"
                        + (" (one of several)" if r["note"] else ""))  # fmt: skip
         else:
@@ -491,19 +494,19 @@ def _mark_crossings(ax: Any, datasets: Sequence[xr.Dataset], styles: Sequence[di
 
 
 def plot_binder(datasets: Sequence[xr.Dataset]) -> Figure:
-    """g against T, one curve per L, with the crossings of successive sizes and the
-    literature T_c marked."""
-    return _vs_temperature(datasets, "binder", "g", decorate=_mark_crossings)
+    """The Binder ratio g against T, one curve per L, with the crossings of successive
+    sizes and the literature T_c marked (above the data)."""
+    return _vs_temperature(datasets, "binder", "Binder ratio g", decorate=_mark_crossings)
 
 
 def plot_chi_sg(datasets: Sequence[xr.Dataset]) -> Figure:
     """chi_SG against T (log y), one curve per L."""
-    return _vs_temperature(datasets, "chi_sg", r"$\chi_{SG}$", logy=True)
+    return _vs_temperature(datasets, "chi_sg", r"spin-glass susceptibility $\chi_{SG}$", logy=True)
 
 
 def plot_energy(datasets: Sequence[xr.Dataset]) -> Figure:
     """e against T, one curve per L."""
-    return _vs_temperature(datasets, "energy_mean", "e")
+    return _vs_temperature(datasets, "energy_mean", "energy per spin e")
 
 
 def plot_equilibration(datasets: Sequence[xr.Dataset]) -> Figure:
@@ -513,7 +516,7 @@ def plot_equilibration(datasets: Sequence[xr.Dataset]) -> Figure:
     lowest = {float(d["T"].values[0]) for d in datasets}
     with matplotlib.rc_context(STYLE):
         fig, axes = new_figure(2, 1, _height(len(datasets), 3.6), sharex=True)
-        for ax, var, symbol in ((axes[0, 0], "energy_bin", "e"),
+        for ax, var, symbol in ((axes[0, 0], "energy_bin", "energy per spin e"),
                                 (axes[1, 0], "q2_bin", r"$[\langle q^2 \rangle]$")):  # fmt: skip
             for ds, style in zip(datasets, styles, strict=True):
                 t = np.asarray(ds["t"].values, dtype=float)
@@ -553,7 +556,7 @@ def plot_exchange(datasets: Sequence[xr.Dataset]) -> Figure:
             bx.errorbar([L], [r], yerr=[re], **{**style, "linestyle": "none"})
             bx.annotate(f"min {int(ds['round_trips_min'])}", (L, r), textcoords="offset points",
                         xytext=(4, 2), fontsize=6)  # fmt: skip
-        ax.axhline(LOW_ACCEPTANCE, color="0.4", linestyle="--", linewidth=0.8,
+        ax.axhline(LOW_ACCEPTANCE, **guide_style(color="0.4"),
                    label=f"acceptance {LOW_ACCEPTANCE:g}")  # fmt: skip
         ax.set_ylim(0.0, 1.0)
         ax.set_xlabel(axis_label(r"$(T_i + T_{i+1})/2$", datasets[0]["T"].attrs))

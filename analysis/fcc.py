@@ -29,6 +29,7 @@ panel per point).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
+from typing import Any
 
 import matplotlib
 import numpy as np
@@ -46,17 +47,20 @@ from analysis.estimates import (
 )
 from analysis.plotting import (
     COLUMN_WIDTH,
+    PANEL_HEIGHT,
     STYLE,
     Drawn,
     axis_label,
     draw_campaign_figures,
     fmt_number,
     grid,
+    guide_style,
     log_tick_labels,
     n_samples_of,
     new_figure,
     plot_mean_vs_time,
     require_variables,
+    styles_by,
     time_label,
     unit_text,
 )
@@ -198,52 +202,68 @@ def panel_title(ds: xr.Dataset) -> str:
     )
 
 
+#: The settings that tell two fcc points of one size apart (marker and line style; the
+#: size is the colour).
+_SHAPE_KEYS = ("c", "epsilon", "active", "scheme", "block_side", "n_slabs")
+
+
+def _styles(datasets: Sequence[xr.Dataset]) -> list[dict[str, Any]]:
+    """Colour by the box side L (fixed per size: :func:`analysis.plotting.size_color`),
+    marker, line style and fill by the other settings."""
+    return [{**s, "ms": 2.5} for s in styles_by(datasets, "L", _SHAPE_KEYS)]
+
+
 def plot_observable(
-    datasets: Sequence[xr.Dataset], var: str, ylabel: str, logy: bool = False
+    datasets: Sequence[xr.Dataset],
+    var: str,
+    ylabel: str,
+    logy: bool = False,
+    decorate: Callable[[Any], None] | None = None,
 ) -> Figure:
-    """``var``_mean vs t (log t) with jackknife error bars, one line per point."""
-    return plot_mean_vs_time(datasets, var, ylabel, point_label, logy)
+    """``var``_mean vs t (log t) with jackknife error bars, one line per point (the colour
+    of its L, the marker and line style of its other settings); ``decorate(ax)`` draws
+    a guide."""
+    return plot_mean_vs_time(datasets, var, ylabel, point_label, logy, _styles(datasets),
+                             decorate)  # fmt: skip
 
 
 def plot_domain_size(datasets: Sequence[xr.Dataset]) -> Figure:
     """L(t) log-log with error bars, and a dashed t^(1/3) guide through the first point's
-    mean at its last time."""
+    mean at its last time, above the data."""
     label = axis_label("L(t)", datasets[0]["domain_size_mean"].attrs)
-    fig = plot_observable(datasets, "domain_size", label, logy=True)
-    ax = fig.axes[0]
     ref = datasets[0]
     t = np.asarray(ref["t"].values, dtype=float)
     y = np.asarray(ref["domain_size_mean"].values, dtype=float)
     ok = (t > 0) & np.isfinite(y) & (y > 0)
-    if ok.any():
-        tt = t[ok]
-        t_last, y_last = tt[-1], y[ok][-1]
-        guide = y_last * (tt / t_last) ** REFERENCE_X
-        with matplotlib.rc_context(STYLE):
-            ax.plot(tt, guide, "k--", linewidth=0.8, label=r"$\propto t^{1/3}$")
-            ax.legend(loc="best")
-    return fig
+
+    def guide(ax: Any) -> None:
+        if ok.any():
+            tt = t[ok]
+            t_last, y_last = tt[-1], y[ok][-1]
+            ax.plot(tt, y_last * (tt / t_last) ** REFERENCE_X, **guide_style(),
+                    label=r"$\propto t^{1/3}$")  # fmt: skip
+
+    return plot_observable(datasets, "domain_size", label, logy=True, decorate=guide)
 
 
 def plot_x_eff(datasets: Sequence[xr.Dataset]) -> Figure:
-    """x_eff(t) with jackknife error bars and the Lifshitz-Slyozov 1/3."""
+    """x_eff(t) with jackknife error bars (the colour of each point's L) and the
+    Lifshitz-Slyozov 1/3 dashed above the data; the legend below the axes."""
     with matplotlib.rc_context(STYLE):
-        fig, axes = new_figure(1, 1)
+        fig, axes = new_figure(1, 1, PANEL_HEIGHT + 0.12 * (len(datasets) + 2))
         ax = axes[0, 0]
-        for ds in datasets:
+        for ds, style in zip(datasets, _styles(datasets), strict=True):
             t = np.asarray(ds["t_eff"].values, dtype=float)
             y = np.asarray(ds["x_eff"].values, dtype=float)
             e = np.asarray(ds["x_eff_err"].values, dtype=float)
             ok = np.isfinite(y)
-            ax.errorbar(t[ok], y[ok], yerr=np.nan_to_num(e[ok]), marker="o", ms=2.5,
-                        label=point_label(ds))  # fmt: skip
-        ax.axhline(REFERENCE_X, color="k", linestyle="--", linewidth=0.8,
-                   label=r"Lifshitz-Slyozov $x = 1/3$")  # fmt: skip
+            ax.errorbar(t[ok], y[ok], yerr=np.nan_to_num(e[ok]), label=point_label(ds), **style)
+        ax.axhline(REFERENCE_X, **guide_style(), label=r"Lifshitz-Slyozov $x = 1/3$")
         ax.set_xscale("log")
         log_tick_labels(ax)
         ax.set_xlabel(time_label(datasets))
         ax.set_ylabel(r"$x_{eff}$ = d ln L / d ln t")
-        ax.legend(loc="best")
+        fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", fontsize=6)
     return fig
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from analysis.plotting import Drawn, new_figure
+from analysis.plotting import Drawn, guide_style, new_figure
 from analysis.tables import Row, read_table, table_provenance
 
 __all__ = ["fig6", "fig7", "load_fcc_bench", "plot_fig6", "plot_fig7"]
@@ -109,7 +109,7 @@ def plot_fig7(rows: Sequence[Row]) -> Figure:
             continue
         base = pts[0][1]
         ax.plot([p[0] for p in pts], [p[1] / base for p in pts], "o-", color=f"C{i}", label=name)
-    ax.axhline(1.0, color="0.6", lw=0.6)
+    ax.axhline(1.0, **guide_style(color="0.6", linestyle="-", linewidth=0.6))  # above the data
     ax.invert_xaxis()
     ax.set_xlabel("open bonds per B particle")
     ax.set_ylabel("run time / run time at t = 0")

@@ -60,6 +60,7 @@ from analysis.plotting import (
     Drawn,
     axis_label,
     fmt_number,
+    guide_style,
     log_tick_labels,
     n_samples_of,
     new_figure,
@@ -438,10 +439,11 @@ def plot_fig6(datasets: Sequence[xr.Dataset]) -> Figure:
     = :data:`analysis.kpz.BETA_FIT_T_LOWER`) is a thin line of its colour over its window,
     and its legend entry quotes the fitted beta with its jackknife error (or says that the
     window could not be fitted).  The references: kelling2017's asymptotic 0.2415(15) as an
-    orange band (value +- error) with a line at the value, and 0.2414(2) (its sec. 2.1)
-    dashed.  Curves may differ at finite t (corrections to scaling) but should approach the
-    band.  Raises ``ValueError`` for a point whose substrate dimension is not 2: the
-    references are the 2+1-dimensional values.
+    orange band (value +- error, under the data) with a line at the value, and 0.2414(2)
+    (its sec. 2.1) dashed, both lines above the data.  Curves may differ at finite t
+    (corrections to scaling) but should approach the band.  Raises ``ValueError`` for a
+    point whose substrate dimension is not 2: the references are the 2+1-dimensional
+    values.
     """
     dss = _reference_first(datasets)
     for d in dss:
@@ -480,9 +482,9 @@ def plot_fig6(datasets: Sequence[xr.Dataset]) -> Figure:
             label=rf"$\beta = {FIG6_BETA.text}$ (kelling2017)",
             zorder=1,
         )
-        ax.axhline(value, color=_REF_COLOR, linewidth=0.8, zorder=1)
-        precise = ax.axhline(FIG6_BETA_PRECISE.value, color="k", linestyle="--", linewidth=0.8,
-                             zorder=1, label=rf"$\beta = {FIG6_BETA_PRECISE.text}$ "
+        ax.axhline(value, **guide_style(color=_REF_COLOR, linestyle="-"))  # above the data
+        precise = ax.axhline(FIG6_BETA_PRECISE.value, **guide_style(),
+                             label=rf"$\beta = {FIG6_BETA_PRECISE.text}$ "
                              "(kelling2017 sec. 2.1)")  # fmt: skip
         ax.set_xscale("log")
         log_tick_labels(ax)

@@ -38,20 +38,24 @@ import matplotlib
 import numpy as np
 import xarray as xr
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
 from analysis.estimates import analysis_attrs, beta_eff_of, put_local_slope, put_means
 from analysis.plotting import (
     PANEL_HEIGHT,
+    SIDE_BY_SIDE,
     STYLE,
     Drawn,
     axis_label,
     draw_campaign_figures,
     draw_mean_vs_time,
     fmt_number,
+    guide_style,
     log_tick_labels,
     n_samples_of,
     new_figure,
     stack_height,
+    styles_by,
     time_label,
 )
 from analysis.stats import default_groups, jackknife
@@ -239,6 +243,17 @@ def _rd_k2(datasets: Sequence[xr.Dataset]) -> list[float]:
                    if _is_random_deposition(d.attrs)})  # fmt: skip
 
 
+#: The settings that tell two kmc2d points of one size apart (marker and line style; the
+#: size is the colour).
+_SHAPE_KEYS = ("rates", "phi", "k2", "T", "J", "h", "scheme", "tile")
+
+
+def _styles(datasets: Sequence[xr.Dataset]) -> list[dict[str, Any]]:
+    """Colour by L (fixed per size: :func:`analysis.plotting.size_color`), marker, line
+    style and fill by the other settings (:func:`analysis.plotting.styles_by`)."""
+    return [{**s, "ms": 2.5} for s in styles_by(datasets, "L", _SHAPE_KEYS)]
+
+
 def _by_rates(datasets: Sequence[xr.Dataset]) -> list[tuple[str, list[xr.Dataset]]]:
     """The points grouped by rate model, in order of appearance: each model has its own
     time unit, so each gets its own panel."""
@@ -251,19 +266,18 @@ def _by_rates(datasets: Sequence[xr.Dataset]) -> list[tuple[str, list[xr.Dataset
 def plot_observable(
     datasets: Sequence[xr.Dataset], var: str, symbol: str, logy: bool = False
 ) -> Figure:
-    """``var``_mean vs t (log t) with jackknife error bars, one line per point, one panel
-    per rate model (their time units differ); ``symbol`` gets the unit of the file."""
+    """``var``_mean vs t (log t) with jackknife error bars, one line per point (the colour
+    of its L, the marker and line style of its other settings: one style per point across
+    the panels, so one legend serves them), one panel per rate model (their time units
+    differ); ``symbol`` gets the unit of the file."""
     groups = _by_rates(datasets)
+    style_of = dict(zip(map(id, datasets), _styles(datasets), strict=True))
     with matplotlib.rc_context(STYLE):
         legend_rows = 0.12 * (len(datasets) + 1)
         fig, axes = new_figure(len(groups), 1, stack_height(len(groups)) + legend_rows)
         handles, labels = [], []
-        offset = 0  # one legend for all panels: a colour per point across them
-        cycle = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
         for ax, (rates, dss) in zip(axes[:, 0], groups, strict=True):
-            ax.set_prop_cycle(color=cycle[offset % len(cycle) :] + cycle[: offset % len(cycle)])
-            offset += len(dss)
-            draw_mean_vs_time(ax, dss, var, point_label, logy)
+            draw_mean_vs_time(ax, dss, var, point_label, logy, [style_of[id(d)] for d in dss])
             ax.set_ylabel(axis_label(symbol, dss[0][f"{var}_mean"].attrs))
             if len(groups) > 1:
                 ax.set_title(RATE_TITLES.get(rates, rates), fontsize=7)
@@ -298,61 +312,70 @@ def _layered(ds: xr.Dataset) -> bool:
         return False
 
 
-def _mark_monolayers(ax: Any, datasets: Sequence[xr.Dataset]) -> bool:
+def _mark_monolayers(ax: Any, datasets: Sequence[xr.Dataset]) -> list[tuple]:
     """Ticks along the bottom of ``ax`` at the monolayer times of every layered point, in
-    its line's colour; True if any were drawn."""
-    drawn = False
+    its line's colour; returns the legend entry of the ticks (a tick in each colour drawn,
+    handle and label), none where no point has them."""
     colors = [c.lines[0].get_color() for c in ax.containers]
+    handles: dict[str, Line2D] = {}
     for ds, color in zip(datasets, colors, strict=False):
         tk = monolayer_times(ds) if _layered(ds) else np.array([])
         if tk.size:
             ax.vlines(tk, 0.0, 0.05, transform=ax.get_xaxis_transform(), color=color,
-                      linewidth=0.8, label=None if drawn else LAYER_LABEL)  # fmt: skip
-            drawn = True
-    return drawn
+                      linewidth=0.8)  # fmt: skip
+            handles.setdefault(str(color), Line2D([], [], color=color, marker="|", ms=6,
+                                                  linestyle="none"))  # fmt: skip
+    return [(tuple(handles.values()), LAYER_LABEL)] if handles else []
+
+
+def _legend_above(fig: Figure, ax: Any, extra: Sequence[tuple]) -> None:
+    """The legend of ``ax`` and the ``extra`` entries (handle, label) above the axes."""
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend([*handles, *(h for h, _ in extra)], [*labels, *(lab for _, lab in extra)],
+               loc="outside upper center", fontsize=6, handler_map=SIDE_BY_SIDE)  # fmt: skip
 
 
 def plot_W2(datasets: Sequence[xr.Dataset]) -> Figure:
-    """W^2(t) log-log with error bars; the exact random-deposition W^2 = k2 t dashed; the
+    """W^2(t) log-log with error bars (the colour of each point's L); the exact
+    random-deposition W^2 = k2 t dashed above the data, which at phi = 0 follow it; the
     monolayer completions of layered points (phi > 0) as ticks, where W^2 dips."""
     with matplotlib.rc_context(STYLE):
         fig, axes = new_figure(1, 1, PANEL_HEIGHT + 0.12 * (len(datasets) + 3))
         ax = axes[0, 0]
-        draw_mean_vs_time(ax, datasets, "W2", point_label, logy=True)
+        draw_mean_vs_time(ax, datasets, "W2", point_label, logy=True, styles=_styles(datasets))
         ax.set_ylabel(axis_label("$W^2$", datasets[0]["W2_mean"].attrs))
         t_all = np.concatenate([np.asarray(d["t"].values, dtype=float) for d in datasets])
         t = np.unique(t_all[t_all > 0])
         for k2 in _rd_k2(datasets):
             label = r"random deposition $W^2 = k_2 t$" + (f" ($k_2$={k2:g})" if k2 != 1 else "")
-            ax.plot(t, k2 * t, "k--", linewidth=0.8, label=label)
-        _mark_monolayers(ax, datasets)
-        fig.legend(*ax.get_legend_handles_labels(), loc="outside upper center", fontsize=6)
+            ax.plot(t, k2 * t, **guide_style(), label=label)
+        _legend_above(fig, ax, _mark_monolayers(ax, datasets))
     return fig
 
 
 def plot_beta_eff(datasets: Sequence[xr.Dataset]) -> Figure:
-    """beta_eff(t) with jackknife error bars and random deposition's beta = 1/2.  Layered
-    points (phi > 0) zig-zag: their W^2 oscillates with each completed monolayer (ticks),
-    and beta_eff between log-spaced sampling times samples that oscillation at varying
-    phase; the figure says so."""
+    """beta_eff(t) with jackknife error bars (the colour of each point's L) and random
+    deposition's beta = 1/2 dashed above the data.  Layered points (phi > 0) zig-zag: their
+    W^2 oscillates with each completed monolayer (ticks), and beta_eff between log-spaced
+    sampling times samples that oscillation at varying phase; the figure says so."""
     with matplotlib.rc_context(STYLE):
         fig, axes = new_figure(1, 1, PANEL_HEIGHT + 0.12 * (len(datasets) + 4))
         ax = axes[0, 0]
-        for ds in datasets:
+        for ds, style in zip(datasets, _styles(datasets), strict=True):
             t = np.asarray(ds["t_eff"].values, dtype=float)
             y = np.asarray(ds["beta_eff"].values, dtype=float)
             e = np.asarray(ds["beta_eff_err"].values, dtype=float)
             ok = np.isfinite(y)
-            ax.errorbar(t[ok], y[ok], yerr=e[ok], marker="o", ms=2.5, label=point_label(ds))
-        ax.axhline(RD_BETA, color="k", linestyle="--", linewidth=0.8,
-                   label=r"random deposition $\beta = 1/2$")  # fmt: skip
+            ax.errorbar(t[ok], y[ok], yerr=np.nan_to_num(e[ok]), label=point_label(ds), **style)
+        ax.axhline(RD_BETA, **guide_style(), label=r"random deposition $\beta = 1/2$")
         ax.set_xscale("log")
         log_tick_labels(ax)
         ax.set_xlabel(time_label(datasets))
         ax.set_ylabel(r"$\beta_{eff}$")
-        if _mark_monolayers(ax, datasets):
+        ticks = _mark_monolayers(ax, datasets)
+        if ticks:
             fig.supxlabel(LAYER_NOTE, fontsize=6, color="0.3")
-        fig.legend(*ax.get_legend_handles_labels(), loc="outside upper center", fontsize=6)
+        _legend_above(fig, ax, ticks)
     return fig
 
 
@@ -365,8 +388,8 @@ def _observable(var: str, symbol: str, logy: bool = False) -> Callable[..., Figu
 _FIGURES: dict[str, Callable[[Sequence[xr.Dataset]], Figure]] = {
     "W2": plot_W2,
     "beta_eff": plot_beta_eff,
-    "energy": _observable("energy", "e"),
-    "magnetization": _observable("abs_magnetization", "|m|"),
+    "energy": _observable("energy", "energy per spin e"),
+    "magnetization": _observable("abs_magnetization", "magnetization per spin |m|"),
     "step_density": _observable("step_density", "step density"),
     "events_rate": _observable("events_rate", r"events / ($L^2$ t)", logy=True),
 }

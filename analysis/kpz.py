@@ -39,7 +39,6 @@ import xarray as xr
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.patches import Rectangle
 
 from analysis.estimates import (
     OMEGA_RANGE,
@@ -54,18 +53,22 @@ from analysis.estimates import (
 )
 from analysis.plotting import (
     COLUMN_WIDTH,
+    GUIDE_ZORDER,
     PANEL_HEIGHT,
+    SIDE_BY_SIDE,
     STYLE,
     Drawn,
     attr,
     axis_label,
     draw_campaign_figures,
     fmt_number,
+    guide_style,
     load_datasets,
     log_tick_labels,
     n_samples_of,
     new_figure,
     require_variables,
+    styles_by,
     time_label,
     unit_text,
 )
@@ -79,6 +82,7 @@ __all__ = [
     "BETA_FIT_T_LOWER",
     "BETA_FIT_T_LOWERS",
     "Curve",
+    "FINITE_SIZE_LABEL",
     "LAMBDA_TARGET_ERR",
     "LambdaWindows",
     "REFERENCE_BETA",
@@ -170,7 +174,7 @@ LAMBDA_TARGET_ERR = 0.1
 SIGNAL_SIGMAS = 2.0
 #: W^2 of a system of size L departs from the growth law from about this fraction of
 #: t_x = L^z on (the default campaign: L = 128 leaves L = 256 by more than two errors
-#: from t ~ 0.1 L^z): the figures shade the finite-size regime from there.
+#: from t ~ 0.1 L^z): the figures mark the finite-size regime from there.
 SATURATION_ONSET = 0.1
 
 LAMBDA_WINDOW_RULE = (
@@ -691,31 +695,66 @@ def saturation_onset(ds: xr.Dataset) -> float | None:
     return None if z is None else SATURATION_ONSET * L**z
 
 
-def _mark_saturation(ax: Any, dss: Sequence[xr.Dataset], colors: Sequence[Any]) -> None:
-    """Shade, in each point's colour, the times after its saturation onset that the axis
-    shows, with one legend entry saying what the shade is."""
+#: The settings that tell two kpz points of one size apart (marker and line style; the
+#: size is the colour).
+_SHAPE_KEYS = ("p", "q", "scheme", "tc", "t_async", "backend")
+#: Legend text of the open markers of the W^2 and beta_eff figures.
+FINITE_SIZE_LABEL = rf"open: $t > {SATURATION_ONSET:g}\,L^z$ (finite size; tick: onset)"
+
+
+def _styles(dss: Sequence[xr.Dataset]) -> list[dict[str, Any]]:
+    """Colour by L (fixed per size: :func:`analysis.plotting.size_color`), marker and line
+    style by the other settings; markers filled, since open ones mark the finite-size
+    regime."""
+    return [{**s, "mfc": None} for s in styles_by(dss, "L", _SHAPE_KEYS)]
+
+
+def _draw_with_onset(
+    ax: Any, ds: xr.Dataset, x: np.ndarray, y: np.ndarray, e: np.ndarray, style: dict[str, Any]
+) -> None:
+    """The means ``y`` (errors ``e``) at times ``x`` of one point with filled markers, and
+    open ones (white inside) over those in its finite-size regime, x > its saturation
+    onset."""
+    ax.errorbar(x, y, yerr=np.nan_to_num(e), label=point_label(ds, short=True), **style)
+    onset = saturation_onset(ds)
+    late = x > onset if onset is not None else np.zeros(x.shape, dtype=bool)
+    if late.any():
+        ax.plot(x[late], y[late], color=style["color"], marker=style["marker"], mfc="white",
+                linestyle="none", zorder=style["zorder"] + 0.2)  # fmt: skip
+
+
+def _mark_onsets(ax: Any, dss: Sequence[xr.Dataset], styles: Sequence[dict]) -> list[tuple]:
+    """A tick at the top of ``ax`` at each size's saturation onset inside the drawn times,
+    in the size's colour; returns the legend entry of the finite-size regime: one open
+    marker per size so marked, in its colour (none where no size reaches it).
+
+    Why ticks and open markers rather than shading: the regimes of several sizes are
+    nested intervals, whose shades blend into one colour that names no size."""
     t_max = max(float(np.nanmax(d["t"].values)) for d in dss)
-    shaded = False
-    for ds, color in zip(dss, colors, strict=True):
+    onsets: dict[float, tuple[float, Any]] = {}
+    for ds, style in zip(dss, styles, strict=True):
         t0 = saturation_onset(ds)
         if t0 is not None and t0 < t_max:
-            ax.axvspan(t0, t_max, color=color, alpha=0.12, linewidth=0, zorder=0)
-            shaded = True
-    if shaded:
-        label = rf"shaded: $t > {SATURATION_ONSET:g}\,L^z$ (finite size)"
-        ax.add_patch(Rectangle((0, 0), 0, 0, color="0.6", alpha=0.4, linewidth=0, label=label))
+            onsets.setdefault(float(ds.attrs["L"]), (t0, style["color"]))
+    handles = []
+    for _, (t0, color) in sorted(onsets.items()):
+        ax.vlines(t0, 0.93, 1.0, transform=ax.get_xaxis_transform(), color=color,
+                  linewidth=1.5, zorder=GUIDE_ZORDER)  # fmt: skip
+        handles.append(Line2D([], [], color=color, marker="o", mfc="white", linestyle="none"))
+    return [(tuple(handles), FINITE_SIZE_LABEL)] if handles else []
 
 
 def _per_dimension(
     datasets: Sequence[xr.Dataset],
-    draw: Callable[[Any, int | None, list[xr.Dataset]], None],
+    draw: Callable[[Any, int | None, list[xr.Dataset]], list[tuple]],
     ylabel: str,
 ) -> Figure:
-    """One panel per substrate dimension, stacked: ``draw(ax, d, points of d)`` plots and
-    sets the scales; then the tick and axis labels, d as the title, and the panel's legend
-    below it (the curves fill the axes)."""
+    """One panel per substrate dimension, stacked: ``draw(ax, d, points of d)`` plots, sets
+    the scales and returns legend entries not drawn on the axes (handle, label); then the
+    tick and axis labels, d as the title, and the panel's legend below it (the curves fill
+    the axes)."""
     groups = _by_dim(datasets)
-    entries = [len(dss) + 2 for _, dss in groups]  # curves, reference, shade
+    entries = [len(dss) + 2 for _, dss in groups]  # curves, reference, finite size
     heights = [1.9 + 0.12 * k for k in entries]
     with matplotlib.rc_context(STYLE):
         fig = Figure(figsize=(COLUMN_WIDTH, sum(heights) + 0.1), layout="constrained")
@@ -723,34 +762,34 @@ def _per_dimension(
         subs = np.atleast_1d(fig.subfigures(len(groups), 1, height_ratios=heights))
         for sub, (d, dss) in zip(subs, groups, strict=True):
             ax = sub.subplots()
-            draw(ax, d, dss)
+            extra = draw(ax, d, dss)
             log_tick_labels(ax)
             ax.set_xlabel(time_label(dss))
             ax.set_ylabel(ylabel)
             ax.set_title(_dim_title(d))
-            sub.legend(*ax.get_legend_handles_labels(), loc="outside lower center", fontsize=6)
+            handles, labels = ax.get_legend_handles_labels()
+            handles += [h for h, _ in extra]
+            labels += [label for _, label in extra]
+            sub.legend(handles, labels, loc="outside lower center", fontsize=6,
+                       handler_map=SIDE_BY_SIDE)  # fmt: skip
     return fig
 
 
-def _colors(n: int) -> list[Any]:
-    return [f"C{i % 10}" for i in range(n)]
-
-
 def plot_W2(datasets: Sequence[xr.Dataset]) -> Figure:
-    """W^2(t) log-log with jackknife error bars, one line per parameter point, one panel
-    per substrate dimension; a t^(2 beta) guide with the reference beta, and each point's
-    finite-size regime (t > SATURATION_ONSET L^z) shaded, where W^2 bends towards
-    saturation."""
+    """W^2(t) log-log with jackknife error bars, one line per parameter point (the colour
+    of its L, fixed per size), one panel per substrate dimension; a t^(2 beta) guide with
+    the reference beta above the data, and each point's finite-size regime (t >
+    SATURATION_ONSET L^z), where W^2 bends towards saturation, in open markers with a
+    tick at its onset in the size's colour."""
 
-    def draw(ax: Any, d: int | None, dss: list[xr.Dataset]) -> None:
-        colors = _colors(len(dss))
-        for ds, color in zip(dss, colors, strict=True):
+    def draw(ax: Any, d: int | None, dss: list[xr.Dataset]) -> list[tuple]:
+        styles = _styles(dss)
+        for ds, style in zip(dss, styles, strict=True):
             t = np.asarray(ds["t"].values, dtype=float)
             y = np.asarray(ds["W2_mean"].values, dtype=float)
             e = np.asarray(ds["W2_err"].values, dtype=float)
             ok = (t > 0) & (y > 0)
-            ax.errorbar(t[ok], y[ok], yerr=e[ok], marker="o", color=color,
-                        label=point_label(ds, short=True))  # fmt: skip
+            _draw_with_onset(ax, ds, t[ok], y[ok], e[ok], style)
         ref = REFERENCE_BETA.get(d) if d is not None else None
         if ref is not None:  # the guide through the largest system, before its crossover
             big = max(dss, key=lambda x: float(x.attrs.get("L", 0)))
@@ -762,34 +801,34 @@ def plot_W2(datasets: Sequence[xr.Dataset]) -> Figure:
                 t0 = float(np.sqrt(t[ok][0] * t[ok][-1]))
                 y0 = float(np.exp(np.interp(np.log(t0), np.log(t[ok]), np.log(y[ok]))))
                 tt = t[ok & (t >= t0 / 2)]  # above the curve, up to the crossover
-                ax.plot(tt, 2 * y0 * (tt / t0) ** (2 * ref.value), "k--", linewidth=0.8,
+                ax.plot(tt, 2 * y0 * (tt / t0) ** (2 * ref.value), **guide_style(),
                         label=rf"$\propto t^{{2\beta}}$, $\beta = {ref.text}$")  # fmt: skip
-        _mark_saturation(ax, dss, colors)
         ax.set_xscale("log")
         ax.set_yscale("log")
+        return _mark_onsets(ax, dss, styles)
 
     return _per_dimension(datasets, draw, axis_label("$W^2$", datasets[0]["W2_mean"].attrs))
 
 
 def plot_beta_eff(datasets: Sequence[xr.Dataset]) -> Figure:
-    """beta_eff(t) with jackknife error bars, log t, dashed reference beta per dimension, and
-    each point's finite-size regime shaded (there beta_eff turns down towards 0 as W^2
-    saturates: not a bug)."""
+    """beta_eff(t) with jackknife error bars (the colour of each point's L), log t, the
+    reference beta per dimension dashed above the data, and each point's finite-size
+    regime in open markers with a tick at its onset (there beta_eff turns down towards 0
+    as W^2 saturates: not a bug)."""
 
-    def draw(ax: Any, d: int | None, dss: list[xr.Dataset]) -> None:
-        colors = _colors(len(dss))
-        for ds, color in zip(dss, colors, strict=True):
+    def draw(ax: Any, d: int | None, dss: list[xr.Dataset]) -> list[tuple]:
+        styles = _styles(dss)
+        for ds, style in zip(dss, styles, strict=True):
             t = np.asarray(ds["t_eff"].values, dtype=float)
             y = np.asarray(ds["beta_eff"].values, dtype=float)
             e = np.asarray(ds["beta_eff_err"].values, dtype=float)
             ok = np.isfinite(y)
-            ax.errorbar(t[ok], y[ok], yerr=np.nan_to_num(e[ok]), marker="o", linestyle="-",
-                        color=color, label=point_label(ds, short=True))  # fmt: skip
+            _draw_with_onset(ax, ds, t[ok], y[ok], e[ok], style)
         ref = _reference(dss[0])
         if ref is not None:
-            ax.axhline(ref[0], color="k", linestyle="--", linewidth=0.8, label=ref[1])
-        _mark_saturation(ax, dss, colors)
+            ax.axhline(ref[0], **guide_style(), label=ref[1])
         ax.set_xscale("log")
+        return _mark_onsets(ax, dss, styles)
 
     return _per_dimension(datasets, draw, r"$\beta_{eff}$")
 

@@ -22,6 +22,7 @@ The columns each figure needs are named here and read by header (:mod:`analysis.
 
 from __future__ import annotations
 
+import math
 import os
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -33,10 +34,11 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from analysis.plotting import STYLE, Drawn, log_tick_labels, new_figure
+from analysis.plotting import STYLE, Drawn, guide_style, log_tick_labels, new_figure, size_color
 from analysis.tables import Row, read_table, table_provenance
 
 __all__ = [
+    "gpu_color",
     "load_ea3d_bench",
     "load_scaling",
     "plot_psflip_L",
@@ -52,6 +54,11 @@ __all__ = [
     "strong_scaling",
 ]
 
+#: Markers of the generators and devices of one size in Fig. 4 (the size is the colour).
+_MARKERS = ("o", "s", "^", "D", "v")
+#: Colours of the GPU counts N = 1, 2, 4, ... of Figs. 12 and 13 (tab10 without grey).
+_GPU_COLORS = ("C0", "C1", "C2", "C3", "C4", "C5", "C6", "C8", "C9")
+
 #: Columns of a ``simcore bench ea3d --csv`` table the psFlip figures need.
 EA3D_COLUMNS: dict[str, Callable[[str], Any]] = {
     "layout": str, "L": int, "k": int, "prng": str, "backend": str, "device": str,
@@ -63,6 +70,12 @@ RECORDED_SCALING = Path(__file__).with_name("data") / "lulli2015_mgpu_h200x8.csv
 SCALING_COLUMNS: dict[str, Callable[[str], Any]] = {
     "L": int, "n_gpus": int, "ps_per_flip_n": float, "device": str, "commit": str,
 }  # fmt: skip
+
+
+def gpu_color(n: int) -> str:
+    """The colour of the GPU count ``n`` in Figs. 12 and 13, the same whichever counts a
+    table holds (N = 1 blue, 2 orange, 4 green, 8 red, ...): from log2 N."""
+    return _GPU_COLORS[max(round(math.log2(max(int(n), 1))), 0) % len(_GPU_COLORS)]
 
 
 def load_ea3d_bench(path: str | os.PathLike[str]) -> list[Row]:
@@ -78,23 +91,35 @@ def _medians(rows: Sequence[Row], keys: tuple[str, ...]) -> dict[tuple, tuple]:
     return {g: (float(np.median(v)), min(v), max(v)) for g, v in sorted(groups.items())}
 
 
-def _plot_lines(ax: Any, series: dict[str, list[tuple[float, tuple]]]) -> None:
-    """One line per series: medians at each x with bars from the minimum to the maximum."""
+def _plot_lines(
+    ax: Any,
+    series: dict[str, list[tuple[float, tuple]]],
+    styles: dict[str, dict[str, Any]] | None = None,
+) -> None:
+    """One line per series: medians at each x with bars from the minimum to the maximum;
+    ``styles``: a series' colour and marker (default: the colour cycle, circles)."""
     for label, pts in series.items():
         pts.sort()
         x = np.array([p[0] for p in pts], dtype=float)
         med = np.array([p[1][0] for p in pts])
         bars = np.array([[m - p[1][1] for p, m in zip(pts, med, strict=True)],
                          [p[1][2] - m for p, m in zip(pts, med, strict=True)]])  # fmt: skip
-        ax.errorbar(x, med, yerr=bars, marker="o", ms=3, capsize=1.5, label=label)
+        style = {"marker": "o", **(styles or {}).get(label, {})}
+        ax.errorbar(x, med, yerr=bars, ms=3, capsize=1.5, label=label, **style)
 
 
-def _log_log_figure(series: dict[str, list], xlabel: str, ylabel: str, legend: int) -> Figure:
+def _log_log_figure(
+    series: dict[str, list],
+    xlabel: str,
+    ylabel: str,
+    legend: int,
+    styles: dict[str, dict[str, Any]] | None = None,
+) -> Figure:
     """One panel of median lines with min-max bars, log2 x, log y."""
     with matplotlib.rc_context(STYLE):
         fig, axes = new_figure(1, 1)
         ax = axes[0, 0]
-        _plot_lines(ax, series)
+        _plot_lines(ax, series, styles)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel(xlabel)
@@ -105,19 +130,26 @@ def _log_log_figure(series: dict[str, list], xlabel: str, ylabel: str, legend: i
 
 def plot_psflip_k(rows: Sequence[Row]) -> Figure:
     """lulli2015 Fig. 4: psFlip vs k, one line per (L, prng, device) measured at three or
-    more k, for one layout (sliced if measured; the paper's Fig. 4 shows one kernel)."""
+    more k, for one layout (sliced if measured; the paper's Fig. 4 shows one kernel): the
+    colour of its L (fixed per size, as in every figure:
+    :func:`analysis.plotting.size_color`), a marker per generator and device."""
     layouts = {r["layout"] for r in rows}
     shown = "sliced" if "sliced" in layouts else sorted(layouts)[0]
     rows = [r for r in rows if r["layout"] == shown]
     series: dict[str, list] = defaultdict(list)
+    styles: dict[str, dict[str, Any]] = {}
+    kinds = sorted({(r["prng"], r["device"]) for r in rows})
     for (layout, L, prng, dev, k), val in _medians(
         rows, ("layout", "L", "prng", "device", "k")
     ).items():
-        series[f"L={L}, {layout}, {prng}, {dev}"].append((k, val))
+        label = f"L={L}, {layout}, {prng}, {dev}"
+        series[label].append((k, val))
+        marker = _MARKERS[kinds.index((prng, dev)) % len(_MARKERS)]
+        styles[label] = {"color": size_color(L), "marker": marker}
     series = {label: pts for label, pts in series.items() if len(pts) >= 3}
     if not series:
         raise ValueError("psflip_k needs a configuration measured at three or more k")
-    return _log_log_figure(series, "coded words k (64 samples each)", "psFlip [ps]", 5)
+    return _log_log_figure(series, "coded words k (64 samples each)", "psFlip [ps]", 5, styles)
 
 
 def _best_over_k(rows: Sequence[Row], keys: tuple[str, ...]) -> dict[tuple, tuple]:
@@ -235,15 +267,15 @@ def plot_strong_scaling(rows: Sequence[Row]) -> Figure:
     ns = sorted({n for _, n in med})
     with matplotlib.rc_context(STYLE):
         fig, axes = new_figure(2, 1, 4.2 if note else 3.9, sharex=True)
-        for i, n in enumerate(ns):
+        for n in ns:
             Ls = sorted(L for L, m in med if m == n)
-            style = {"marker": "o", "label": f"N = {n}", "color": f"C{i}"}
+            style = {"marker": "o", "label": f"N = {n}", "color": gpu_color(n)}
             if n > 1:
                 eta = [med[(L, 1)] / med[(L, n)] if (L, 1) in med else np.nan for L in Ls]
                 axes[0, 0].plot(Ls, eta, **style)
             axes[1, 0].plot(Ls, [med[(L, n)] / n for L in Ls], **style)
         _measured_points(axes[1, 0], measured, lambda L, ps: ps)
-        axes[0, 0].axhline(0.9, color="0.6", lw=0.8, ls="--", label=r"$\eta = 0.9$")
+        axes[0, 0].axhline(0.9, **guide_style(color="0.6"), label=r"$\eta = 0.9$")
         axes[0, 0].set_ylim(0.0, max(1.2, axes[0, 0].get_ylim()[1]))
         axes[0, 0].set_ylabel(r"$\eta_{SC}$ = psFlip$_1$ / psFlip$_N$")
         axes[1, 0].set_ylabel(r"psFlip$_{multi}$ [ps]")
@@ -267,10 +299,10 @@ def plot_scaling_collapse(rows: Sequence[Row]) -> Figure:
     with matplotlib.rc_context(STYLE):
         fig, axes = new_figure(1, 1, 2.9 if note else None)
         ax = axes[0, 0]
-        for i, n in enumerate(sorted({n for _, n in med})):
+        for n in sorted({n for _, n in med}):
             pts = sorted((L / n, L / n * ps) for (L, m), ps in med.items() if m == n)
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"N = {n}",
-                    color=f"C{i}")  # fmt: skip
+                    color=gpu_color(n))  # fmt: skip
         _measured_points(ax, measured, lambda L, ps: L * ps)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")

@@ -23,8 +23,10 @@ from typing import Any
 import matplotlib
 import numpy as np
 import xarray as xr
+from matplotlib import patheffects
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.legend_handler import HandlerTuple
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from simcore.io.atomic import atomic_path
@@ -32,7 +34,10 @@ from simcore.models import registry
 
 __all__ = [
     "COLUMN_WIDTH",
+    "GUIDE_ZORDER",
     "PANEL_HEIGHT",
+    "SIDE_BY_SIDE",
+    "SIZE_PALETTE",
     "STYLE",
     "Drawn",
     "attr",
@@ -40,6 +45,7 @@ __all__ = [
     "axis_label",
     "fmt_number",
     "grid",
+    "guide_style",
     "load_datasets",
     "log_tick_labels",
     "n_samples_of",
@@ -51,6 +57,7 @@ __all__ = [
     "draw_campaign_figures",
     "save_drawn",
     "save_figure",
+    "size_color",
     "styles_by",
     "source_of",
     "stack_height",
@@ -391,6 +398,76 @@ def time_label(datasets: Sequence[xr.Dataset], symbol: str = "t") -> str:
 _MARKERS = ("o", "s", "^", "D", "v", "P")
 _LINESTYLES = ("-", "--", ":", "-.")
 
+#: The colours of system sizes (:func:`size_color`): tab10 without its grey (kept for
+#: references and literature values) and two darker ones, placed so that the powers of
+#: two from L = 4 follow tab10's order (4 blue, 8 orange, 16 green, 32 red, 64 purple,
+#: 128 brown, 256 pink, 512 olive, 1024 cyan, 2048 navy, 4096 maroon, then again).
+SIZE_PALETTE: tuple[str, ...] = (
+    "#000080",  # navy:   2048, 48
+    "#ff7f0e",  # orange: 8, 16384
+    "#9467bd",  # purple: 64, 10
+    "#bcbd22",  # olive:  512, 12
+    "#800000",  # maroon: 4096, 96
+    "#2ca02c",  # green:  16, 32768
+    "#8c564b",  # brown:  128, 20
+    "#17becf",  # cyan:   1024, 24
+    "#1f77b4",  # blue:   4, 8192
+    "#d62728",  # red:    32, 65536
+    "#e377c2",  # pink:   256, 6
+)
+#: Steps of the size ladder per octave: sizes at least 2^(1/4) ~ 1.19 apart differ in
+#: colour unless their ratio is near 2^(11/4) ~ 6.7 (between 2^(5/2) and 8) or its square.
+_SIZE_STEPS_PER_OCTAVE = 4
+#: The colour of a point without a (numeric) system size.
+_NO_SIZE_COLOR = "0.25"
+
+
+def size_color(L: Any) -> str:
+    """The colour of the system size ``L``, the same in every figure whatever other sizes
+    it shows: a point's colour must not change when a campaign gains a point.
+
+    Why a fixed function and not the order of the sizes drawn: a reader compares figures
+    (and campaigns) by colour.  L's place on a ladder of quarter octaves,
+    round(4 log2 L), picks an entry of :data:`SIZE_PALETTE` cyclically; 11 entries and 4
+    steps per octave share no factor, so eleven successive powers of two, and the usual
+    ladders in between (4, 6, 8, 10, 12, 16, 20, 24, 32), all differ.  A missing or
+    non-positive L gets dark grey."""
+    try:
+        size = float(L)
+    except (TypeError, ValueError):
+        return _NO_SIZE_COLOR
+    if not math.isfinite(size) or size <= 0:
+        return _NO_SIZE_COLOR
+    step = round(_SIZE_STEPS_PER_OCTAVE * math.log2(size))
+    return SIZE_PALETTE[step % len(SIZE_PALETTE)]
+
+
+#: The zorder of guides and references (power laws, exact results, literature values,
+#: zero lines): above every data series that :func:`styles_by` styles (zorder below 9,
+#: error-bar lines included), so a guide that the data follow is never hidden under them.
+GUIDE_ZORDER = 10.0
+
+
+def guide_style(color: Any = "k", linestyle: Any = "--", linewidth: float = 0.8) -> dict[str, Any]:
+    """Keyword arguments of a guide or reference line (``plot``, ``axhline``, ``axvline``):
+    drawn above the data (:data:`GUIDE_ZORDER`) with a thin white edge, so where it runs
+    along a data line of any colour it still reads as a separate line (random
+    deposition's W^2 = k2 t is exactly what phi = 0 data follow)."""
+    halo = patheffects.withStroke(linewidth=linewidth + 0.8, foreground="white")
+    return {
+        "color": color,
+        "linestyle": linestyle,
+        "linewidth": linewidth,
+        "zorder": GUIDE_ZORDER,
+        "path_effects": [halo, patheffects.Normal()],
+    }
+
+
+#: Legend ``handler_map`` under which a tuple of handles shows them side by side: the entry
+#: of marks drawn in several colours (one per size) shows each colour, never a grey
+#: stand-in.
+SIDE_BY_SIDE = {tuple: HandlerTuple(ndivide=None, pad=0.2)}
+
 
 def _sort_key(value: Any) -> tuple[int, float, str]:
     try:
@@ -399,25 +476,59 @@ def _sort_key(value: Any) -> tuple[int, float, str]:
         return (1, 0.0, str(value))
 
 
-def styles_by(datasets: Sequence[xr.Dataset], color_key: str, shape_key: str) -> list[dict]:
+def _setting(ds: xr.Dataset, key: str) -> Any:
+    """A point's setting ``key`` as a hashable value: numbers and text as they are, an
+    array attribute (netCDF reads a list back as one) as its text."""
+    value = ds.attrs.get(key)
+    if isinstance(value, np.ndarray):
+        return value.item() if value.ndim == 0 else str(value.tolist())
+    if isinstance(value, (list, tuple)):
+        return str(list(value))
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def styles_by(
+    datasets: Sequence[xr.Dataset], color_key: str, shape_key: str | Sequence[str]
+) -> list[dict]:
     """Matplotlib styles that tell points apart by two settings: one colour per value of
-    the attribute ``color_key`` (in order of appearance), and per value of ``shape_key``
-    (largest first) a marker, line style and fill: the first solid and filled, the others
-    dashed and open and drawn on top, so curves that nearly coincide (two system sizes)
-    stay visible."""
-    colors = list(dict.fromkeys(str(d.attrs.get(color_key)) for d in datasets))
-    shapes = sorted(dict.fromkeys(d.attrs.get(shape_key) for d in datasets), key=_sort_key)
-    shape_of = {str(v): i for i, v in enumerate(shapes)}
+    the attribute ``color_key``, and per value of ``shape_key`` (an attribute, or several:
+    the tuple of their values; largest first) a marker, line style and fill: the first
+    solid and filled, the others dashed and open and drawn on top, so curves that nearly
+    coincide stay visible.
+
+    A system size (``color_key`` "L") has its fixed colour (:func:`size_color`: the same
+    L has the same colour in every figure, whatever other points a campaign has), and the
+    smaller sizes of one shape are drawn on top of the larger; other settings are coloured
+    in order of appearance."""
+    keys = (shape_key,) if isinstance(shape_key, str) else tuple(shape_key)
+
+    def shape_of_ds(d: xr.Dataset) -> tuple:
+        return tuple(_setting(d, k) for k in keys)
+
+    shapes = sorted(dict.fromkeys(shape_of_ds(d) for d in datasets),
+                    key=lambda v: tuple(_sort_key(x) for x in v))  # fmt: skip
+    shape_index = {v: i for i, v in enumerate(shapes)}
+    values = list(dict.fromkeys(str(d.attrs.get(color_key)) for d in datasets))
+    by_size = color_key == "L"
+    # smaller sizes on top: the largest size lowest within each shape's zorder step
+    sizes = sorted(values, key=_sort_key)
     out = []
     for d in datasets:
-        i = shape_of[str(d.attrs.get(shape_key))]
+        i = shape_index[shape_of_ds(d)]
+        value = str(d.attrs.get(color_key))
+        if by_size:
+            color = size_color(d.attrs.get(color_key))
+            zorder = 2 + min(i, 5) + 0.8 * sizes.index(value) / len(sizes)
+        else:
+            color = f"C{values.index(value) % 10}"
+            zorder = 2 + min(i, 5)
         out.append(
             {
-                "color": f"C{colors.index(str(d.attrs.get(color_key))) % 10}",
+                "color": color,
                 "marker": _MARKERS[i % len(_MARKERS)],
                 "linestyle": _LINESTYLES[i % len(_LINESTYLES)],
                 "mfc": None if i == 0 else "white",
-                "zorder": 2 + i,
+                "zorder": zorder,
             }
         )
     return out
@@ -453,13 +564,20 @@ def plot_mean_vs_time(
     ylabel: str,
     label: Callable[[xr.Dataset], str],
     logy: bool = False,
+    styles: Sequence[Mapping[str, Any]] | None = None,
+    decorate: Callable[[Any], None] | None = None,
 ) -> Figure:
     """``var``_mean vs t (log t) with jackknife error bars, one line per point, labelled
-    by ``label(ds)``: the common picture of an observable's sample mean over time."""
+    by ``label(ds)`` and styled by ``styles`` (default: the colour cycle): the common
+    picture of an observable's sample mean over time.  ``decorate(ax)`` draws more (a
+    guide: :func:`guide_style`); the legend lies below the axes, off the curves and
+    guides."""
     with matplotlib.rc_context(STYLE):
-        fig, axes = new_figure(1, 1)
+        fig, axes = new_figure(1, 1, PANEL_HEIGHT + 0.12 * (len(datasets) + 2))
         ax = axes[0, 0]
-        draw_mean_vs_time(ax, datasets, var, label, logy)
+        draw_mean_vs_time(ax, datasets, var, label, logy, styles)
+        if decorate is not None:
+            decorate(ax)
         ax.set_ylabel(ylabel)
-        ax.legend(loc="best")
+        fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", fontsize=6)
     return fig

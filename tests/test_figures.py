@@ -8,20 +8,25 @@ one for d=1 and one for d=2, so the per-dimension panels and reference lines are
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
 import xarray as xr
 from conftest import run_and_load
+from matplotlib.colors import to_rgba
+from matplotlib.lines import Line2D
 from PIL import Image
 
-from analysis import figures, kpz
+from analysis import figures, kmc2d, kpz
 from analysis.kpz import analyze
-from analysis.plotting import COLUMN_WIDTH
+from analysis.plotting import COLUMN_WIDTH, size_color
 from simcore.config import validate_run_config
 from simcore.io.dataset import write_dataset
 from simcore.models import registry
+from simcore.testing import simcore_models
 
 #: The kpz campaign figures, as the spec names them.
 FIGURE_NAMES = tuple(registry.get("kpz").campaign_figures([]))
@@ -220,8 +225,37 @@ def test_a_point_without_waiting_times_gets_every_figure(tmp_path: Path) -> None
 
 
 #: Run configs whose campaign figures are checked: each model's example, and kmc2d's
-#: Ising rates too (its figures differ per rate model).
-_EXAMPLE_EXTRAS = {"kmc2d": [{"rates": "ising", "T": 2.0, "scheme": "serial"}]}
+#: Ising rates and random deposition (phi = 0, with its exact W^2 = k2 t guide) too (its
+#: figures differ per rate model).
+_EXAMPLE_EXTRAS = {
+    "kmc2d": [{"rates": "ising", "T": 2.0, "scheme": "serial"}, {"rates": "sos", "phi": 0.0}]
+}
+
+
+@pytest.fixture(scope="module")
+def example_analyses(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], list]:
+    """``of(model)``: the analyses of real runs of the model's example config(s)
+    (:data:`_EXAMPLE_EXTRAS`), run once per model on first use and shared by the tests
+    of this module."""
+    from analysis.dispatch import analysis_module
+
+    made: dict[str, list[xr.Dataset]] = {}
+
+    def of(model: str) -> list[xr.Dataset]:
+        if model not in made:
+            spec = registry.get(model)
+            module = analysis_module(spec.name, "test")
+            where = tmp_path_factory.mktemp(model)
+            analyses = []
+            for i, extra in enumerate([{}, *_EXAMPLE_EXTRAS.get(model, [])]):
+                example = {k: v for k, v in spec.example.items() if k != "phi" or not extra}
+                cfg = validate_run_config({"model": model, **example, **extra, "seed": 5 + i})
+                ds = run_and_load(cfg, where / f"run{i}.nc")
+                analyses.append(module.analyze(ds))
+            made[model] = analyses
+        return made[model]
+
+    return of
 
 
 def _points(line) -> set[tuple[float, float]]:
@@ -250,8 +284,10 @@ def _means_without_errors(fig) -> list[str]:
     return bad
 
 
-@pytest.mark.parametrize("model", sorted(registry.names()))
-def test_every_campaign_figure_draws_its_means_with_errors(model: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("model", simcore_models())
+def test_every_campaign_figure_draws_its_means_with_errors(
+    model: str, example_analyses: Callable[[str], list]
+) -> None:
     """Each model's campaign figures, drawn from real runs of its example config(s): every
     mean drawn (a line with markers) is the data of an error-bar series of its axes, no
     axis label says '[1]', and a figure's time axes name the file's time unit."""
@@ -259,12 +295,7 @@ def test_every_campaign_figure_draws_its_means_with_errors(model: str, tmp_path:
 
     spec = registry.get(model)
     module = analysis_module(spec.name, "test")
-    analyses = []
-    for i, extra in enumerate([{}, *_EXAMPLE_EXTRAS.get(model, [])]):
-        example = {k: v for k, v in spec.example.items() if k != "phi" or not extra}
-        cfg = validate_run_config({"model": model, **example, **extra, "seed": 5 + i})
-        ds = run_and_load(cfg, tmp_path / f"run{i}.nc")
-        analyses.append(module.analyze(ds))
+    analyses = example_analyses(model)
     drawn = module.draw_figures(analyses)
     assert list(drawn) == list(spec.campaign_figures([d.attrs for d in analyses]))
     for name, (fig, _prov) in drawn.items():
@@ -289,3 +320,148 @@ def test_every_paper_figure_of_analyses_draws_its_means_with_errors(
         assert not _means_without_errors(fig), (name, _means_without_errors(fig))
         drawn.append(name)
     assert {"fig3b", "fig4", "fig5b", "fig6"} <= set(drawn)
+
+
+# --------------------------------------------------------------------------- styles
+
+
+#: A system size in a legend label: "L=64, p=1, ..." or "sos L=24, ...".
+_SIZE_IN_LABEL = re.compile(r"\bL=(\d+)\b")
+
+
+def _resized(analyses: list[xr.Dataset], sizes: list[int]) -> list[xr.Dataset]:
+    """Each size of ``sizes`` as a point of its own: a copy of the first analysis whose
+    attribute L says that size (the figures take a point's size from its attributes)."""
+    return [analyses[0].copy().assign_attrs(L=L) for L in sizes]
+
+
+def _size_colors(fig) -> dict[int, set[tuple[float, ...]]]:
+    """The colours of the error-bar series of each labelled system size in ``fig``."""
+    out: dict[int, set[tuple[float, ...]]] = {}
+    for ax in fig.axes:
+        for c in ax.containers:
+            found = _SIZE_IN_LABEL.search(str(c.get_label()))
+            if found and c.lines[0] is not None:
+                out.setdefault(int(found[1]), set()).add(to_rgba(c.lines[0].get_color()))
+    return out
+
+
+def _is_grey(color) -> bool:
+    r, g, b, _ = to_rgba(color)
+    return max(r, g, b) - min(r, g, b) < 0.05
+
+
+#: The campaign figures that colour their points by system size, per model.
+_BY_SIZE = {
+    "kpz": ["W2", "beta_eff"],
+    "kmc2d": ["W2", "beta_eff", "step_density", "events_rate"],
+    "fcc": ["domain_size", "x_eff", "open_bonds"],
+    "ea3d": ["energy", "q2", "binder"],
+    "ea3d_pt": ["binder", "chi_sg", "energy", "equilibration", "exchange"],
+}
+
+
+@pytest.mark.parametrize("model", sorted(_BY_SIZE))
+def test_a_size_keeps_its_colour_when_a_campaign_gains_a_size(
+    model: str, example_analyses: Callable[[str], list]
+) -> None:
+    """The colour of L = 16 and of L = 32 is the same in each figure drawn from those two
+    points and from the same points plus a smaller L = 8 drawn first (colours by order of
+    appearance would shift), and the three sizes have three colours."""
+    from analysis.dispatch import analysis_module
+
+    module = analysis_module(model, "test")
+    analyses = example_analyses(model)
+    pair = module.draw_figures(_resized(analyses, [16, 32]), names=_BY_SIZE[model])
+    three = module.draw_figures(_resized(analyses, [8, 16, 32]), names=_BY_SIZE[model])
+    for name in _BY_SIZE[model]:
+        before, after = _size_colors(pair[name][0]), _size_colors(three[name][0])
+        assert set(before) == {16, 32} and set(after) == {8, 16, 32}, (name, before, after)
+        assert all(len(c) == 1 for c in after.values()), (name, after)  # one colour per size
+        assert before[16] == after[16] and before[32] == after[32], (name, before, after)
+        assert len(set.union(*after.values())) == 3, (name, after)
+        assert not any(_is_grey(c) for cs in after.values() for c in cs), (name, after)
+
+
+def test_usual_sizes_have_distinct_colours() -> None:
+    """The usual ladders of sizes (eleven successive powers of two, the spin-glass sizes 4
+    to 32) get as many colours as sizes, none grey, and a size always the same one."""
+    for ladder in ([2**k for k in range(2, 13)], [4, 6, 8, 10, 12, 16, 20, 24, 32]):
+        colors = [size_color(L) for L in ladder]
+        assert len(set(colors)) == len(ladder), (ladder, colors)
+        assert not any(_is_grey(c) for c in colors)
+    assert size_color(64) == size_color(64.0) == size_color(np.int64(64)) == size_color("64")
+
+
+@pytest.fixture(scope="module")
+def two_sizes() -> list[xr.Dataset]:
+    """kpz analyses of two 2D sizes (synthetic runs, times to 200) whose finite-size regimes
+    t > 0.1 L^z begin inside the drawn times (at t = 8.7 for L = 16, 26 for L = 32)."""
+    out = []
+    for seed, L in enumerate((16, 32)):
+        ds = small_dataset(2, seed=seed)
+        ds.attrs["L"] = L
+        out.append(analyze(ds))
+    return out
+
+
+@pytest.mark.parametrize("plot", [kpz.plot_W2, kpz.plot_beta_eff], ids=["W2", "beta_eff"])
+def test_finite_size_regimes_are_told_apart_by_size(plot, two_sizes: list[xr.Dataset]) -> None:
+    """Each size's finite-size regime is drawn in its own colour, never as blended shades:
+    a tick at its onset 0.1 L^z and open markers over exactly its points beyond it, in the
+    colour of its curve; the two sizes' colours differ; the legend entry shows an open
+    marker in each of those colours, none grey."""
+    from matplotlib.collections import LineCollection
+    from matplotlib.container import ErrorbarContainer
+
+    fig = plot(two_sizes)
+    (ax,) = fig.axes
+    assert not ax.patches  # no shaded spans, whose colours would mix
+    curve = {}
+    for c in ax.containers:
+        if isinstance(c, ErrorbarContainer):
+            L = int(_SIZE_IN_LABEL.search(c.get_label())[1])
+            curve[L] = (to_rgba(c.lines[0].get_color()), c)
+    assert set(curve) == {16, 32} and curve[16][0] != curve[32][0]
+    bars = {id(b) for c in ax.containers for b in c.lines[2]}
+    ticks = [col for col in ax.collections if isinstance(col, LineCollection)
+             and id(col) not in bars]  # fmt: skip
+    opened = [line for line in ax.get_lines() if line.get_markerfacecolor() == "white"]
+    for L, (color, container) in curve.items():
+        onset = kpz.saturation_onset(two_sizes[(16, 32).index(L)])
+        (tick,) = [t for t in ticks if to_rgba(t.get_colors()[0]) == color]
+        assert tick.get_segments()[0][0][0] == pytest.approx(onset)
+        (line,) = [ln for ln in opened if to_rgba(ln.get_color()) == color]
+        x = np.asarray(container.lines[0].get_xdata(), dtype=float)
+        assert list(np.asarray(line.get_xdata(), dtype=float)) == list(x[x > onset])
+    legend = fig.subfigs[0].legends[0]
+    texts = [t.get_text() for t in legend.get_texts()]
+    assert kpz.FINITE_SIZE_LABEL in texts
+    swatches = [h for h in legend.findobj(Line2D) if h.get_markerfacecolor() == "white"]
+    assert {to_rgba(h.get_color()) for h in swatches} == {curve[16][0], curve[32][0]}
+    assert not any(_is_grey(h.get_color()) for h in swatches)
+
+
+def test_kmc2d_guides_are_drawn_above_the_data(example_analyses: Callable[[str], list]) -> None:
+    """kmc2d's exact random-deposition W^2 = k2 t and beta = 1/2, which the phi = 0 data
+    follow, are drawn above every data series (error bars included), dashed and in a
+    colour no data series has."""
+    drawn = kmc2d.draw_figures(example_analyses("kmc2d"), names=["W2", "beta_eff"])
+    for name, (fig, _prov) in drawn.items():
+        (ax,) = fig.axes
+        (guide,) = [ln for ln in ax.get_lines() if ln.get_label().startswith("random dep")]
+        data = [a for c in ax.containers for a in c.get_children()]
+        assert data and guide.get_zorder() > max(a.get_zorder() for a in data), name
+        assert guide.get_linestyle() == "--"
+        colors = {to_rgba(c.lines[0].get_color()) for c in ax.containers}
+        assert to_rgba(guide.get_color()) not in colors, name
+
+
+@pytest.mark.parametrize("model", ["ea3d", "ea3d_pt"])
+def test_binder_axis_names_the_ratio(model: str, example_analyses: Callable[[str], list]) -> None:
+    """The Binder figures of ea3d (vs sweeps) and ea3d_pt (vs T) name the quantity on
+    their axis, not only its symbol g (it is dimensionless: no unit)."""
+    from analysis.dispatch import analysis_module
+
+    drawn = analysis_module(model, "test").draw_figures(example_analyses(model), names=["binder"])
+    assert drawn["binder"][0].axes[0].get_ylabel() == "Binder ratio g"
