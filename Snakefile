@@ -12,7 +12,10 @@ workflow/rules/*.smk for the rules.
 
 import warnings
 
+from snakemake.logging import logger as snakemake_logger
 from snakemake.utils import min_version
+
+from simcore.campaign import CampaignStops
 
 min_version("9.0")
 
@@ -47,6 +50,16 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/simulate.smk"
 include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/analysis.smk"
+
+
+# A planned stop (max_wall, Ctrl-C) ends with the jobs finished, stopped with a checkpoint
+# and not started, and the command that resumes; a failure stays a failure.  The filter
+# shortens the error blocks of planned stops only (simcore/campaign/stops.py).
+STOPS = CampaignStops(CAMPAIGN, f"results/{CAMPAIGN.name}").install(snakemake_logger)
+
+
+onerror:
+    STOPS.finish(log, rerun_incomplete=workflow.dag_settings.force_incomplete)
 
 
 rule all:

@@ -12,6 +12,7 @@ command per sampling time, every one of them interrupted but the last.
 from __future__ import annotations
 
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -72,8 +73,9 @@ def _datasets(workdir: Path) -> dict[str, xr.Dataset]:
 
 
 def test_interrupted_allocations_give_the_uninterrupted_datasets(tmp_path: Path) -> None:
-    """Every command but the last is cut short by max_wall (exit status non-zero, no
-    dataset yet); no job starts twice from scratch (each run file's history has one
+    """Every command but the last is cut short by max_wall (exit status 3, no dataset
+    yet, and its last lines say it stopped as planned, with the command that resumes);
+    no job starts twice from scratch (each run file's history has one
     'started from scratch' segment and as many segments as commands it ran in); the
     datasets equal, data variable by data variable and bit for bit, those of one
     uninterrupted command."""
@@ -89,7 +91,12 @@ def test_interrupted_allocations_give_the_uninterrupted_datasets(tmp_path: Path)
         res = _snakemake(parts, "--config", "max_wall=0")
         if res.returncode == 0:
             break
-        assert "exit status 3" in res.stderr, res.stderr[-3000:]
+        # a planned stop: exit status 3, and the last lines say so and how to resume
+        assert res.returncode == 3, res.stderr[-3000:]
+        last = res.stderr.rstrip().splitlines()[-5:]
+        assert last[0].endswith("stopped at its wall limit (max_wall), as planned; no job failed.")
+        assert last[1].endswith(" with a checkpoint, 0 not started."), last
+        assert last[-1] == "    " + shlex.join(["snakemake", *res.args[3:]])
         assert not list((parts / "results").glob("*/datasets/*.nc"))
         assert commands < 30, "the campaign did not finish in 30 allocations"
     assert commands >= 3

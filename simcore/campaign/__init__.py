@@ -1,6 +1,7 @@
 """Campaigns: a campaign file's schema and validation (:mod:`.schema`), its points and
 jobs (:mod:`.plan`), their resource requests (:mod:`.resources`) and the text of the job
-files (:mod:`.jobfiles`).  Pure Python: the Snakemake rules only ask this package."""
+files (:mod:`.jobfiles`), and what a command that stopped early says last (:mod:`.stops`).
+Pure Python: the Snakemake rules only ask this package."""
 
 from simcore.campaign.jobfiles import job_config_yaml
 from simcore.campaign.plan import (
@@ -13,6 +14,7 @@ from simcore.campaign.plan import (
 )
 from simcore.campaign.resources import job_resources
 from simcore.campaign.schema import SCHEMA_PATH, CampaignError, validate_config
+from simcore.campaign.stops import CampaignStops, JobCounts, count_jobs
 
 __all__ = [
     "NAME_PATTERN",
@@ -20,7 +22,10 @@ __all__ = [
     "Campaign",
     "CampaignError",
     "CampaignFigure",
+    "CampaignStops",
+    "JobCounts",
     "Point",
+    "count_jobs",
     "job_config_yaml",
     "job_resources",
     "load_campaign",

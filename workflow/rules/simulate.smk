@@ -12,7 +12,12 @@ rule simulate:
     L^dim * t_max * samples site updates, mem_mb from the lattice and result sizes;
     doubled per retry).  A job that fails or is killed leaves no run file (simcore
     writes atomically, Snakemake removes the outputs of failed jobs), so it is never
-    aggregated.
+    aggregated.  A job stopped by max_wall (exit 3) or Ctrl-C (SIGINT) is a planned stop,
+    which simcore/campaign/stops.py tells from a failure by the exit status and job: it
+    finds the job by `--out RUN` in the command and by the run file among the outputs, so
+    keep both.  The command inlines the run config, the bulk of Snakemake's error blocks,
+    and stays so: a changed shell line reruns every finished job (Snakemake's `code`
+    rerun trigger).
     """
     output:
         run="results/{campaign}/runs/{point}/b{block}.nc",
