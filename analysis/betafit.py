@@ -11,6 +11,13 @@ in combined standard deviations: it agrees where the difference is at most
 :data:`AGREE_SIGMAS`.  Why a table: the figure shows the curves, the README quotes numbers
 a reader can check against the paper's.
 
+A fit whose omega sits at an end of its search range
+(:func:`analysis.estimates.omega_at_bound`) found no minimum of chi2 inside the range:
+the data do not follow beta + a t^-omega there, and its beta is where the search stopped,
+not a result.  Such a row says so instead of quoting beta and comparing it.  Numbers carry
+the digits their errors allow (:func:`analysis.plotting.value_error_text`), and at most
+six significant ones where an error is vanishingly small.
+
 Exit status: 0 printed; 2 bad input (a file that cannot be read or is not a kpz analysis
 with the beta fit), one line on stderr.
 """
@@ -25,6 +32,7 @@ from collections.abc import Sequence
 import xarray as xr
 
 from analysis.dispatch import fail
+from analysis.estimates import OMEGA_RANGE, omega_at_bound
 from analysis.kelling2017 import scheme_label
 from analysis.kpz import BETA, LiteratureValue
 from analysis.plotting import load_datasets, n_samples_of, require_variables, value_error_text
@@ -63,6 +71,30 @@ def compare(value: float, err: float, ref: LiteratureValue) -> str:
     return f"{z:+.1f} sigma, {'agrees' if abs(z) <= AGREE_SIGMAS else 'differs'}"
 
 
+#: An error below this fraction of its value is vanishingly small (e.g. the jackknife
+#: error of an omega that every replica puts on the same end of its range): the value is
+#: printed to six significant digits rather than to the error's last digit.
+TINY_RELATIVE_ERROR = 1e-6
+
+
+def number_text(value: float, err: float) -> str:
+    """``value`` with its error as the table prints it: ``0.2412(8)`` (the error's digits,
+    :func:`analysis.plotting.value_error_text`), or ``3 +- 3e-15`` where the error is below
+    :data:`TINY_RELATIVE_ERROR` of the value, which would otherwise print 15 digits."""
+    if math.isfinite(value) and math.isfinite(err) and 0 <= err < TINY_RELATIVE_ERROR * abs(value):
+        return f"{value:.6g} +- {err:.1g}"
+    return value_error_text(value, err)
+
+
+def _at_bound(ds: xr.Dataset, omega: float, t_lower: float) -> bool:
+    """Whether the fit of the window starting at ``t_lower`` put omega on an end of its
+    range: by its value (:func:`analysis.estimates.omega_at_bound`), or by the note the
+    analysis wrote for the window (an analysis made with another range)."""
+    comment = str(ds["beta_asymptotic"].attrs.get("comment", ""))
+    noted = f"t_lower={t_lower:g}: omega at an end of its search range" in comment
+    return noted or bool(omega_at_bound(omega))
+
+
 def _point(ds: xr.Dataset) -> str:
     return f"{scheme_label(ds)}, L={ds.attrs.get('L', '?')}, n={n_samples_of(ds)}"
 
@@ -90,11 +122,18 @@ def _rows(ds: xr.Dataset) -> list[list[str]]:
             rows.append([_point(ds), window, f"{v['beta_fit_n_points']:g}", f"no fit: {why}",
                          "-", "-", *("-" for _ in REFERENCES)])  # fmt: skip
             continue
-        omega = value_error_text(v["beta_correction_exponent"], v["beta_correction_exponent_err"])
+        om, chi2 = v["beta_correction_exponent"], f"{v['beta_fit_chi2_per_dof']:.2f}"
+        if _at_bound(ds, om, v["beta_fit_t_lower"]):
+            end = "lower" if om < 0.5 * sum(OMEGA_RANGE) else "upper"
+            bound = f"{om:.3g} ({end} end of [{OMEGA_RANGE[0]:g}, {OMEGA_RANGE[1]:g}])"
+            rows.append([_point(ds), window, f"{v['beta_fit_n_points']:g}",
+                         "no result: omega at its bound", bound, chi2,
+                         *("-" for _ in REFERENCES)])  # fmt: skip
+            continue
+        omega = number_text(om, v["beta_correction_exponent_err"])
         refs = [compare(beta, err, r) if dim == "2" else f"- (d={dim})" for r in REFERENCES]
         rows.append([_point(ds), window, f"{v['beta_fit_n_points']:g}",
-                     value_error_text(beta, err), omega,
-                     f"{v['beta_fit_chi2_per_dof']:.2f}", *refs])  # fmt: skip
+                     number_text(beta, err), omega, chi2, *refs])  # fmt: skip
     return rows
 
 
@@ -122,7 +161,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "Print a Markdown table of the asymptotic growth exponent fitted to beta_eff "
             "(beta + a t^-omega) of kpz analyses: one row per point and fit window, with "
             "the difference to kelling2017's 0.2415(15) and to 0.2414(2) in standard "
-            f"deviations (agrees: at most {AGREE_SIGMAS:g})."
+            f"deviations (agrees: at most {AGREE_SIGMAS:g}). A fit whose omega sits at an "
+            "end of its search range is flagged (no result), not compared."
         ),
     )
     parser.add_argument("inputs", nargs="+", metavar="ANALYSIS", help="kpz analysis .nc files")

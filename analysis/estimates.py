@@ -33,6 +33,7 @@ __all__ = [
     "analysis_attrs",
     "beta_eff_of",
     "local_slope_of",
+    "omega_at_bound",
     "pair_values",
     "power_correction_fit",
     "put_local_slope",
@@ -252,6 +253,24 @@ OMEGA_GRID_STEP = 0.05
 _GOLDEN_STEPS = 70
 
 
+#: Relative distance from an end of the omega range within which a fitted omega counts
+#: as sitting on that end (the golden section stops ~1e-14 from it).
+OMEGA_BOUND_RTOL = 1e-9
+
+
+def omega_at_bound(
+    omega: np.ndarray | float, omega_range: tuple[float, float] = OMEGA_RANGE
+) -> np.ndarray:
+    """Where a fitted omega of :func:`power_correction_fit` sits at an end of its search
+    range ``omega_range`` (within :data:`OMEGA_BOUND_RTOL`): there chi2 has no minimum
+    inside the range, the fit form does not describe the data, and its beta is no result
+    of it (only of where the search stopped).  False for NaN."""
+    om = np.asarray(omega, dtype=float)
+    lo, hi = omega_range
+    with np.errstate(invalid="ignore"):
+        return (om <= lo * (1 + OMEGA_BOUND_RTOL)) | (om >= hi * (1 - OMEGA_BOUND_RTOL))
+
+
 def _linear_part(
     x: np.ndarray, y: np.ndarray, w: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -292,9 +311,9 @@ def power_correction_fit(
     exactly and the profile chi2(omega) is searched: on a grid of step
     :data:`OMEGA_GRID_STEP` over ``omega_range``, then by golden section between the
     neighbours of the best grid point (a minimum at an end of the range stays there:
-    the caller can tell from ``omega``).  Numpy only, vectorised: ``y`` may have leading
-    dimensions (jackknife replicas, noise realisations), each row fitted alone with the
-    same ``t`` and ``sigma``; a row with a non-finite value gives NaN.
+    the caller can tell, :func:`omega_at_bound`).  Numpy only, vectorised: ``y`` may have
+    leading dimensions (jackknife replicas, noise realisations), each row fitted alone
+    with the same ``t`` and ``sigma``; a row with a non-finite value gives NaN.
 
     Parameters
     ----------

@@ -99,3 +99,34 @@ def check_string(cfg: Mapping, key: str) -> str:
     if not isinstance(cfg[key], str):
         raise ConfigError(key, cfg[key], "must be a string")
     return cfg[key]
+
+
+def check_wall_seconds(key: str, value: Any) -> float:
+    """A wall-time limit in seconds (``--max-wall``, a campaign's ``max_wall``): a finite
+    number >= 0.  0 stops after the first step; a negative limit or NaN would be a typo,
+    and infinity no limit at all (leave the option out for that)."""
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    if not (ok and math.isfinite(value) and value >= 0):
+        raise ConfigError(key, value, "must be a finite number of seconds >= 0")
+    return float(value)
+
+
+#: The earliest stop time ``--stop-at`` takes: 2000-01-01T00:00:00Z in seconds since the
+#: epoch.  A time long past stops a run after its first step; one before 2000 is almost
+#: surely a duration given where a time belongs (``--stop-at 3600``).
+EARLIEST_STOP_AT = 946_684_800.0
+
+
+def check_stop_time(key: str, value: Any) -> float:
+    """A stop time in seconds since the epoch (``--stop-at``, ``$SIMCORE_STOP_AT``): finite
+    and not before 2000 (:data:`EARLIEST_STOP_AT`); a time in the past is fine (the run
+    stops after its first step)."""
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    if not (ok and math.isfinite(value) and value >= EARLIEST_STOP_AT):
+        raise ConfigError(
+            key,
+            value,
+            "must be a time in seconds since the epoch, e.g. $(date -d '+1 hour' +%s), not "
+            "before 2000; for seconds from now use --max-wall",
+        )
+    return float(value)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from simcore.checks import ConfigError
+from simcore.checks import ConfigError, check_stop_time, check_wall_seconds
 from simcore.interrupt import EXIT_INTERRUPTED, exit_interrupted, interrupted
 from simcore.walltime import STOP_AT_ENV, stop_at_from_env
 
@@ -26,6 +26,34 @@ EXAMPLE_CONFIG = """example run config (YAML; `simcore models NAME` lists a mode
 """
 
 
+def version_text() -> str:
+    """What ``simcore --version`` prints: the version, and the git commit of the source
+    tree where simcore runs from a checkout (``-dirty`` when it has changes), the same
+    strings every run file records, so a user can match a file to the code that wrote it."""
+    from simcore.io.provenance import git_commit, simcore_version
+
+    commit = git_commit()
+    return f"simcore {simcore_version()}" + (f" (git commit {commit})" if commit else "")
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: print :func:`version_text` and exit 0.  argparse's own version action
+    takes the text when the parser is built; this asks git only when the option is given."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: str):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        print(version_text())
+        parser.exit()
+
+
 def _parser(with_kernels: bool) -> argparse.ArgumentParser:
     """The argument parser; ``with_kernels`` adds one subcommand per benchmark kernel (it
     imports their modules, so only ``simcore bench`` pays for it)."""
@@ -33,6 +61,9 @@ def _parser(with_kernels: bool) -> argparse.ArgumentParser:
         prog="simcore",
         description="Lattice Monte Carlo engine: run one job of a campaign, show a campaign's "
         "progress, benchmark a kernel, list the models.",
+    )
+    ap.add_argument(
+        "--version", action=_VersionAction, help="print the simcore version (and git commit)"
     )
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -112,8 +143,10 @@ def _parser(with_kernels: bool) -> argparse.ArgumentParser:
 
 
 def _models(name: str | None, figures: bool) -> str:
-    """The text of ``simcore models``."""
-    from simcore.config import COMMON_KEYS, describe_keys
+    """The text of ``simcore models``: each model with the backends it declares; with a
+    name, where the model comes from and its keys (``backend`` as that model has it)."""
+    from simcore.config import common_keys, describe_keys
+    from simcore.io.provenance import model_provenance
     from simcore.models import registry
 
     if figures:
@@ -126,10 +159,16 @@ def _models(name: str | None, figures: bool) -> str:
         lines = []
         for spec in registry.specs():
             kernels = ", ".join(spec.bench_kernels) or "none"
-            lines.append(f"{spec.name:<8} {spec.title} (bench kernels: {kernels})")
+            lines.append(f"{spec.name:<8} {spec.title} (backends: {', '.join(spec.backends)}; "
+                         f"bench kernels: {kernels})")  # fmt: skip
         return "\n".join(lines) + "\n"
     spec = registry.get(name)
-    lines = [f"{spec.name}: {spec.title}", "", "keys of every model:", *describe_keys(COMMON_KEYS),
+    origin = model_provenance(registry.distribution(spec.name))
+    source = " ".join(v for k, v in origin.items() if v and k != "model_commit")
+    if origin["model_commit"]:
+        source += f" (commit {origin['model_commit']})"
+    lines = [f"{spec.name}: {spec.title}", f"backends: {', '.join(spec.backends)}",
+             f"from: {source}", "", "keys of every model:", *describe_keys(common_keys(spec)),
              "", f"keys of {spec.name}:", *describe_keys(dict(spec.keys))]  # fmt: skip
     if spec.resource_rates:
         lines += ["", "campaign job_resources rates:"]
@@ -174,16 +213,22 @@ def _main(argv: list[str]) -> int:
     try:
         args = _parser(_command(argv) == "bench").parse_args(argv)
         if args.command == "run":
+            # the wall limits first (before the engine's imports): a negative, NaN or
+            # infinite one, or a stop time before 2000, is a typo, refused in one line
+            max_wall = args.max_wall
+            if max_wall is not None:
+                check_wall_seconds("--max-wall", max_wall)
+            stop_at, stop_key = args.stop_at, "--stop-at"
+            if stop_at is None:
+                stop_at, stop_key = stop_at_from_env(), STOP_AT_ENV
+            if stop_at is not None:
+                check_stop_time(stop_key, stop_at)
             from simcore.config import load_run_config
             from simcore.runner import run_job
 
             cfg = load_run_config(args.config)
             return run_job(
-                cfg,
-                args.out,
-                max_wall=args.max_wall,
-                stop_at=args.stop_at if args.stop_at is not None else stop_at_from_env(),
-                progress=not args.quiet,
+                cfg, args.out, max_wall=max_wall, stop_at=stop_at, progress=not args.quiet
             )
         if args.command == "status":
             from pathlib import Path

@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 
 from simcore.checks import ConfigError, ConfigFileError
-from simcore.config import config_hash, validate_run_config
+from simcore.config import config_hash, load_yaml, validate_run_config
 
 _RUN_NAME = re.compile(r"b(0|[1-9][0-9]*)\.nc")
 #: Points named in a warning before "..."
@@ -69,7 +69,7 @@ def _from_yaml(text: str, where: str) -> dict:
     """A job's run config from the text of its job file, validated as ``simcore run``
     validates it (so its hash is the one the run file carries)."""
     try:
-        return validate_run_config(yaml.safe_load(text))
+        return validate_run_config(load_yaml(text))
     except (ConfigError, yaml.YAMLError) as exc:
         raise ConfigFileError(where, str(exc).splitlines()[0]) from None
 
@@ -121,7 +121,7 @@ def _differences(planned: dict, text: str | None) -> dict[str, tuple[Any, Any]]:
     """Keys whose value in a run file's config (YAML ``text``) differs from the plan's:
     key -> (run's value, plan's value)."""
     try:
-        ran = yaml.safe_load(text) if text else None
+        ran = load_yaml(text) if text else None
     except yaml.YAMLError:
         ran = None
     if not isinstance(ran, dict):
@@ -230,25 +230,48 @@ def _warnings(
     return lines
 
 
+#: The columns of ``simcore status`` (the texts of :func:`_cells`): header, and whether
+#: the column is right-aligned (numbers) or left-aligned (names).
+_COLUMNS = (("point", False), ("runs", True), ("samples", True), ("wall time", True))
+#: Blanks between two columns.
+_GAP = "  "
+
+
+def _cells(row: dict) -> list[str]:
+    """The texts of one row, column by column (done/planned for runs and samples)."""
+    return [
+        str(row["point"]),
+        f"{row['runs_done']}/{row['runs_planned']}",
+        f"{row['samples_done']}/{row['samples_planned']}",
+        _hms(row["wall_seconds"]),
+    ]
+
+
 def format_status(rows: list[dict]) -> str:
-    """The status rows as a fixed-width table with a total line."""
-    head = f"{'point':<60} {'runs':>11} {'samples':>15} {'wall time':>10}"
-    lines = [head, "-" * len(head)]
-    tot = [0, 0, 0, 0, 0.0]
-    for r in rows:
-        lines.append(
-            f"{r['point']:<60} {r['runs_done']:>5}/{r['runs_planned']:<5} "
-            f"{r['samples_done']:>7}/{r['samples_planned']:<7} {_hms(r['wall_seconds']):>10}"
-        )
-        for i, k in enumerate(
-            ("runs_done", "runs_planned", "samples_done", "samples_planned", "wall_seconds")
-        ):
-            tot[i] += r[k]
-    lines.append("-" * len(head))
-    lines.append(
-        f"{'total':<60} {tot[0]:>5}/{tot[1]:<5} {tot[2]:>7}/{tot[3]:<7} {_hms(tot[4]):>10}"
-    )
-    return "\n".join(lines) + "\n"
+    """The status rows as a fixed-width table with a total line.
+
+    Each column is as wide as its widest text, header included, and the header is
+    aligned as its values are (point names to the left, numbers to the right), so every
+    header sits over its column however long the point names are.
+    """
+    total = {"point": "total", "wall_seconds": 0.0}
+    for key in ("runs_done", "runs_planned", "samples_done", "samples_planned"):
+        total[key] = sum(int(r[key]) for r in rows)
+    total["wall_seconds"] = sum(float(r["wall_seconds"]) for r in rows)
+    body = [_cells(r) for r in rows]
+    foot = _cells(total)
+    heads = [head for head, _ in _COLUMNS]
+    widths = [max(len(line[i]) for line in [heads, *body, foot]) for i in range(len(heads))]
+
+    def line(cells: list[str]) -> str:
+        parts = [
+            cell.rjust(width) if right else cell.ljust(width)
+            for cell, width, (_, right) in zip(cells, widths, _COLUMNS, strict=True)
+        ]
+        return _GAP.join(parts).rstrip()
+
+    rule = _GAP.join("-" * w for w in widths)
+    return "\n".join([line(heads), rule, *map(line, body), rule, line(foot)]) + "\n"
 
 
 def _hms(seconds: float) -> str:

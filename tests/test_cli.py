@@ -1,7 +1,9 @@
 """The simcore command: help, bad input (one line, exit 2, nothing written), outputs."""
 
+import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -199,3 +201,53 @@ def test_status_counts_against_the_campaign_in_force(tmp_path) -> None:
     assert len(warnings) == 2
     assert "the campaign file is campaign 'd', the results folder is 'c'" in warnings[0]
     assert "(different campaign, seed)" in warnings[1]
+
+
+def test_version_prints_the_version_and_commit() -> None:
+    """`simcore --version` prints the version the run files record (and the git commit of
+    the source tree where there is one), exit status 0, needing no subcommand."""
+    from simcore.io.provenance import git_commit, simcore_version
+
+    res = run_simcore("--version")
+    assert res.returncode == 0, res.stderr
+    commit = git_commit()
+    expected = f"simcore {simcore_version()}" + (f" (git commit {commit})" if commit else "")
+    assert res.stdout == expected + "\n"
+    assert re.fullmatch(r"simcore \S+( \(git commit [0-9a-f]{40}(-dirty)?\))?\n", res.stdout)
+
+
+def _spans(line: str) -> list[tuple[int, int]]:
+    """Start and end of each cell of a table line: runs of text separated by two or more
+    blanks (a header may hold one blank, as "wall time")."""
+    return [m.span() for m in re.finditer(r"\S+(?: \S+)*", line)]
+
+
+def test_status_headers_sit_over_their_columns(tmp_path: Path) -> None:
+    """`simcore status`: the dashes under each header mark its column; every header and
+    every value lies inside its column's span and is aligned as the column is (point names
+    to the left, the counts and times to the right), whatever the length of the point
+    names (one much longer than the others here) and of the counts."""
+    res_dir = tmp_path / "results" / "c"
+    points = {"kpz_d2_L16_p1_q0_sequential_cpu": 1,
+              "kpz_d2_L16_p1_q0_sequential_cpu_" + "with_a_very_long_name_" * 4: 12}  # fmt: skip
+    for point, blocks in points.items():
+        for b in range(blocks):
+            job = res_dir / "jobs" / point / f"b{b}.yaml"
+            job.parent.mkdir(parents=True, exist_ok=True)
+            job.write_text(yaml.safe_dump(small_config(samples=2, sample_offset=2 * b)))
+    res = run_simcore("status", res_dir)
+    assert res.returncode == 0, res.stderr
+    head, rule, *rows = res.stdout.splitlines()
+    assert rows[-2] == rule
+    rows = rows[:-2] + rows[-1:]
+    assert [row.split()[0] for row in rows] == [*sorted(points), "total"]
+    columns = _spans(rule)  # the span of each column
+    assert len(columns) == 4 and set(rule) == {"-", " "}
+    for line in [head, *rows]:
+        cells = _spans(line)
+        assert len(cells) == 4, line
+        for k, ((a, b), (start, end)) in enumerate(zip(cells, columns, strict=True)):
+            assert start <= a and b <= end, (line, k)  # inside its column
+            assert (a == start) if k == 0 else (b == end), (line, k)  # aligned as the column
+    assert [head[a:b] for a, b in _spans(head)] == ["point", "runs", "samples", "wall time"]
+    assert rows[1].split()[1:3] == ["0/12", "0/24"] and rows[2].split()[1:3] == ["0/13", "0/26"]

@@ -19,6 +19,7 @@ third of the error the tests meet.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -27,7 +28,7 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from analysis import betafit, kpz
+from analysis import betafit, estimates, kpz
 from analysis.estimates import OMEGA_RANGE, power_correction_fit
 from analysis.kpz import BETA, analyze, saturation_onset
 from analysis.plotting import value_error_text
@@ -327,3 +328,33 @@ def test_cli_bad_file_exits_2_with_one_line(fit_files: list[Path], tmp_path: Pat
         err = proc.stderr.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("python -m analysis.betafit: error:")
         assert str(bad) in err[0] and word in err[0], err[0]
+
+
+def test_table_flags_an_omega_at_its_bound(tmp_path: Path) -> None:
+    """A correction that dies out faster than the range of omega allows (omega = 4, b =
+    1e6: beta_eff reaches its asymptote by t ~ 100): every fit puts omega on the upper end
+    of OMEGA_RANGE with a jackknife error of ~1e-15.  Such a row says "no result" instead
+    of quoting beta and comparing it ("agrees"), names the bound, and no cell of the table
+    carries more than six significant digits (it printed omega as 2.999999999999999(3))."""
+    out = analyze(growth_dataset(omega=4.0, b=1e6, seed=3))
+    omega = out["beta_correction_exponent"].values
+    assert np.all(estimates.omega_at_bound(omega))  # the fit really hit the bound
+    assert np.all(out["beta_correction_exponent_err"].values < 1e-12)
+    path = write_dataset(out, tmp_path / "bound.nc")
+    lines = betafit.beta_table([path]).splitlines()
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in lines[2:]]
+    assert len(rows) == len(kpz.BETA_FIT_T_LOWERS)
+    for row in rows:
+        assert row[3] == "no result: omega at its bound"
+        assert row[4] == f"3 (upper end of [{OMEGA_RANGE[0]:g}, {OMEGA_RANGE[1]:g}])"
+        assert row[6:] == ["-", "-"] and "agrees" not in " ".join(row)
+    assert not re.search(r"\d\.\d{7,}", "\n".join(lines))
+
+
+def test_number_text_keeps_sensible_digits() -> None:
+    """Values are printed to their error's digits, and a vanishingly small error (below
+    1e-6 of the value) gives six significant digits and the error, not 15 digits."""
+    assert betafit.number_text(0.24118, 0.00077) == value_error_text(0.24118, 0.00077)
+    assert betafit.number_text(0.24118, 0.00077) == "0.2412(8)"
+    assert betafit.number_text(2.999999999999999, 2.6e-15) == "3 +- 3e-15"
+    assert betafit.number_text(0.2414, 0.0) == "0.2414 +- 0"

@@ -23,15 +23,25 @@ import itertools
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+import yaml
+
 from simcore.campaign.resources import estimate, resource_parameters
-from simcore.campaign.schema import CampaignError, load_schema, validate_config
-from simcore.checks import ConfigError, ConfigFileError, closest
-from simcore.config import read_yaml_mapping, validate_run_config
+from simcore.campaign.schema import SCHEMA_PATH, CampaignError, load_schema, validate_config
+from simcore.checks import ConfigError, ConfigFileError, check_wall_seconds, closest
+from simcore.config import (
+    DuplicateKeyError,
+    load_yaml,
+    number_from_text,
+    read_yaml_mapping,
+    validate_run_config,
+)
 from simcore.models import registry
+from simcore.models.registry import RegistryError
 from simcore.models.spec import Key, ModelSpec, PaperFigure
 from simcore.seeding import job_seed
 
@@ -373,6 +383,132 @@ def _check_campaign_keys(spec: ModelSpec, cfg: Mapping[str, Any]) -> None:
             )
 
 
+#: Words of a key's type (:attr:`simcore.models.spec.Key.type`) that say it holds numbers:
+#: ``int``, ``float``, ``list[int]``, ``[int, int]``, ``int|auto``, the default ``number``.
+_NUMBER_TYPE = re.compile(r"\b(?:int|float|number)\b")
+
+
+def _as_number(value: Any) -> Any:
+    """``value`` with each string that reads as a number (:func:`simcore.config.number_from_text`)
+    replaced by that number, in lists (and lists of pairs) too; anything else unchanged."""
+    if isinstance(value, str):
+        number = number_from_text(value)
+        return value if number is None else number
+    if isinstance(value, list):
+        return [_as_number(v) for v in value]
+    return value
+
+
+def _resolve(sub: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A subschema with its local ``$ref`` (``#/$defs/name``) merged in."""
+    ref = sub.get("$ref")
+    if not isinstance(ref, str) or not ref.startswith("#/"):
+        return sub
+    target: Any = root
+    for part in ref[2:].split("/"):
+        target = target[part]
+    return {**_resolve(target, root), **{k: v for k, v in sub.items() if k != "$ref"}}
+
+
+def _wants_number(sub: Any, root: Mapping[str, Any]) -> bool:
+    """Whether the subschema ``sub`` takes a number (type integer or number)."""
+    if not isinstance(sub, Mapping):
+        return False
+    kind = _resolve(sub, root).get("type")
+    return bool({"integer", "number"} & set(kind if isinstance(kind, list) else [kind]))
+
+
+def _schema_numbers(value: Any, sub: Any, root: Mapping[str, Any]) -> Any:
+    """``value`` with numbers read from strings wherever the subschema ``sub`` wants a
+    number, through its objects' properties (and additionalProperties) and array items."""
+    if not isinstance(sub, Mapping):
+        return value
+    sub = _resolve(sub, root)
+    if _wants_number(sub, root):
+        return _as_number(value)
+    if isinstance(value, Mapping):
+        props, extra = sub.get("properties", {}), sub.get("additionalProperties")
+        return {k: _schema_numbers(v, props.get(k, extra), root) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_schema_numbers(v, sub.get("items"), root) for v in value]
+    return value
+
+
+def numbers_from_text(
+    raw: Mapping[str, Any], spec: ModelSpec | None, schema: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A campaign with the numbers that a YAML 1.1 reader left as strings read as numbers,
+    wherever a number is expected: a campaign-wide key the ``schema`` types as a number
+    (``job_resources`` rates, ``max_wall``, ``samples``, ...), a model key whose
+    :attr:`~simcore.models.spec.Key.type` is numeric (kpz's ``p``, ``waiting_times``), in
+    the campaign, in its ``points`` entries and in ``paper_figures`` selections.
+
+    Why: Snakemake reads a campaign file itself, with PyYAML (YAML 1.1), before the
+    Snakefile runs, so ``p: 1e-1`` or ``updates_per_second: 1e7`` reach the workflow as
+    the strings ``'1e-1'`` and ``'1e7'``; YAML 1.2 and JSON read numbers there, and users
+    write them.  The dict Snakemake hands over is the one to fix rather than the files to
+    re-read: it is Snakemake's merge of every ``--configfile`` and the ``--config``
+    overrides (whose nested values Snakemake's parser leaves as strings too), which a
+    re-read would have to redo and could get wrong.  Converting only where the schema or
+    the model's key table wants a number leaves every string key a string (a campaign
+    named ``1e5``, a benchmark line), and a string that reads as no number stays as it is,
+    for the checks to refuse by its value.  ``simcore.config.load_yaml`` reads the same
+    numbers from a file (``simcore status --config``), so both paths see one campaign.
+    """
+    props = schema.get("properties", {})
+    keys = spec.keys if spec is not None else {}
+    model_numbers = {name for name, key in keys.items() if _NUMBER_TYPE.search(str(key.type))}
+    entry_numbers = model_numbers | {
+        k for k in ENTRY_SETTINGS if _wants_number(props.get(k), schema)
+    }
+    select_numbers = model_numbers | {
+        k for k in SELECT_SETTINGS if _wants_number(props.get(k), schema)
+    }
+
+    def fix(mapping: Mapping[str, Any], numeric: set[str]) -> dict[str, Any]:
+        return {k: _as_number(v) if k in numeric else v for k, v in mapping.items()}
+
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key in props:
+            out[key] = _schema_numbers(value, props[key], schema)
+        else:
+            out[key] = _as_number(value) if key in model_numbers else value
+    if isinstance(out.get("points"), list):
+        out["points"] = [
+            fix(e, entry_numbers) if isinstance(e, Mapping) else e for e in out["points"]
+        ]
+    if isinstance(out.get("paper_figures"), list):
+        out["paper_figures"] = [
+            {**e, "select": fix(e["select"], select_numbers)}
+            if isinstance(e, Mapping) and isinstance(e.get("select"), Mapping)
+            else e
+            for e in out["paper_figures"]
+        ]
+    return out
+
+
+def check_campaign_files(paths: Iterable[str | os.PathLike[str]]) -> None:
+    """Refuse a key given twice in any of the campaign files ``paths``: a
+    :class:`CampaignError` naming the file, the key and its lines.
+
+    Snakemake reads ``--configfile`` itself before the Snakefile runs, and its YAML
+    reader keeps the last of two equal keys without a word (``L: 64`` then ``L: 128``
+    runs L = 128), so the workflow checks its files here (``workflow.configfiles``, as the
+    user named them).  Only duplicate keys are reported: the file was read by Snakemake
+    already, and what else a second reading might find (a JSON file, a template) is its
+    reader's business.  ``simcore status --config`` finds the same through
+    :func:`simcore.config.read_yaml_mapping`.
+    """
+    for path in paths:
+        try:
+            load_yaml(Path(path).read_text(encoding="utf-8"))
+        except DuplicateKeyError as exc:
+            raise CampaignError(str(exc), os.fspath(path)) from None
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            continue
+
+
 def load_campaign(
     source: Mapping[str, Any] | str | os.PathLike[str],
     schema_path: str | os.PathLike[str] | None = None,
@@ -400,12 +536,22 @@ def _load(raw: Mapping[str, Any], schema_path: str | os.PathLike[str] | None) ->
     """:func:`load_campaign` of a campaign already read."""
     if not isinstance(raw, Mapping):
         raise CampaignError(f"{raw!r}: must be a mapping of keys to values")
+    try:  # its keys' types, for the numbers; an unknown model is refused below, in order
+        model = registry.get(raw["model"]) if isinstance(raw.get("model"), str) else None
+    except (ConfigError, RegistryError):
+        model = None
+    raw = numbers_from_text(raw, model, load_schema(str(schema_path or SCHEMA_PATH)))
     cfg = validate_config(raw, schema_path)
     try:
         spec = registry.get(cfg["model"])
     except ConfigError as exc:
         raise CampaignError(f"model: {exc.value!r}: {exc.reason}") from None
     _check_campaign_keys(spec, cfg)
+    if cfg.get("max_wall") is not None:  # the schema's minimum lets NaN and infinity pass
+        try:
+            check_wall_seconds("max_wall", cfg["max_wall"])
+        except ConfigError as exc:
+            raise CampaignError(f"max_wall: {exc.value!r}: {exc.reason}") from None
     points: list[Point] = []
     seen: dict[str, int] = {}
     for idx, entry in enumerate(cfg["points"]):

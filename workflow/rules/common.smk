@@ -9,15 +9,21 @@ import sys
 from snakemake.exceptions import WorkflowError
 
 from simcore.campaign import NAME_PATTERN, CampaignError, job_config_yaml, load_campaign
+from simcore.campaign.plan import check_campaign_files
 from simcore.models.registry import RegistryError
 from simcore.walltime import STOP_AT_ENV, campaign_stop_at
+
+
+def _campaign_files():
+    """The campaign file(s), as the user named them (relative below this directory)."""
+    names = [os.path.relpath(f) for f in workflow.configfiles]
+    return [n if not n.startswith("..") else os.path.abspath(n) for n in names]
 
 
 def _campaign_source():
     """Where the config came from, as the user named it: the campaign file(s), and
     ``--config`` when single keys were overridden on the command line."""
-    names = [os.path.relpath(f) for f in workflow.configfiles]
-    names = [n if not n.startswith("..") else os.path.abspath(n) for n in names]
+    names = _campaign_files()
     if workflow.config_settings.config:
         names.append("--config")
     return " + ".join(names)
@@ -27,11 +33,14 @@ def _campaign_source():
 # checks, found through the registry: every point is a valid run config) and expanded
 # into points and blocks.  A bad campaign is one line naming the file, the entry, its
 # value and the rule, and exit status 2: SystemExit is the one exception Snakemake lets
-# through without its own traceback.
+# through without its own traceback.  Snakemake's reader keeps the last of a key given
+# twice, so the files are checked for that first (the error names the one file).
 try:
+    check_campaign_files(_campaign_files())
     CAMPAIGN = load_campaign(config)
 except CampaignError as exc:
-    print(f"simcore: error: {exc.in_file(_campaign_source())}", file=sys.stderr)
+    error = exc if exc.source else exc.in_file(_campaign_source())
+    print(f"simcore: error: {error}", file=sys.stderr)
     raise SystemExit(2) from None
 except RegistryError as exc:
     print(f"simcore: error: {exc}", file=sys.stderr)
