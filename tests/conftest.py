@@ -1,15 +1,27 @@
 """Shared fixtures and helpers: small run configs, running a job to its file or step by step,
-comparing run files, and calling the simcore command."""
+comparing run files, and calling the simcore command.  The helpers of the model contract
+(the simcore command, a job stopped after every step, comparing run files) are
+``simcore.testing``'s, which plug-ins' test suites use too: imported here, not copied."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
+
+# The contract tests' asserts report their values as a test module's do.
+pytest.register_assert_rewrite("simcore.testing")
+
+from simcore.testing import assert_same_run_files, run_simcore, run_with_stops  # noqa: E402
+
+__all__ = ["assert_same_run_files", "nvcc_ptx", "run_and_load", "run_simcore", "run_steps",
+           "run_with_stops", "small_config"]  # fmt: skip
+
+#: The plug-ins' own test suites run with the plug-in installed (tests/test_models.py
+#: runs them so), never as part of simcore's.
+collect_ignore = ["plugins"]
 
 
 def small_config(**overrides) -> dict:
@@ -43,21 +55,6 @@ def write_config(tmp_path):
     return _write
 
 
-def run_with_stops(cfg: dict, out: Path) -> int:
-    """Run a job that stops after every sampling time (``max_wall=0``), resuming from its
-    checkpoint each time, until it finishes; returns the number of stops.  While stopped,
-    only the checkpoint exists, never the output."""
-    from simcore.io.checkpoint import checkpoint_path
-    from simcore.runner import EXIT_CHECKPOINTED, EXIT_OK, run_job
-
-    stops = 0
-    while (status := run_job(cfg, out, max_wall=0.0, progress=False)) == EXIT_CHECKPOINTED:
-        stops += 1
-        assert not out.exists() and checkpoint_path(out).exists()
-    assert status == EXIT_OK and not checkpoint_path(out).exists()
-    return stops
-
-
 def run_and_load(cfg: dict, path: Path):
     """Run a validated job config to ``path`` (must succeed) and load its dataset."""
     import xarray as xr
@@ -79,18 +76,6 @@ def run_steps(sim, st: dict | None = None, stop_after: int | None = None) -> dic
     return st
 
 
-def assert_same_run_files(a: Path, b: Path) -> None:
-    """Every variable of two run files equal, except the wall-clock times."""
-    import numpy as np
-    import xarray as xr
-
-    da, db = xr.load_dataset(a), xr.load_dataset(b)
-    assert set(da.data_vars) == set(db.data_vars)
-    for name in da.variables:
-        if name != "wall_time":
-            np.testing.assert_array_equal(da[name].values, db[name].values, err_msg=name)
-
-
 def nvcc_ptx(tmp_path: Path, source: Path, defines, extra=()) -> str:
     """Compile a CUDA source to PTX for sm_90 with the options the GPU loader uses
     (simcore.backends.cuda.compile_options); asserts success and returns the PTX."""
@@ -101,16 +86,3 @@ def nvcc_ptx(tmp_path: Path, source: Path, defines, extra=()) -> str:
     res = subprocess.run([*cmd, str(source), "-o", str(out)], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     return out.read_text()
-
-
-def run_simcore(*args: str, env: dict | None = None, **kwargs) -> subprocess.CompletedProcess:
-    """Run the installed ``simcore`` command (as a user would) and capture its output
-    (``env``: the environment, default this process's)."""
-    env = {**(os.environ if env is None else env), "PYTHONUNBUFFERED": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "simcore.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        **kwargs,
-    )

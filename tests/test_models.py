@@ -1,47 +1,73 @@
-"""The model interface, tested once for every registered model and for a model that lives
-outside simcore (tests/plugins/rd1d, installed here with pip, registered by its entry
-point alone): run-config round trip, bad input, the run file's layout, resume bit for
-bit, a campaign's dry run, and the plug-in through simcore run, a campaign to its figure,
-the analysis and simcore bench."""
+"""The model interface, tested once for every model simcore ships and for a model that
+lives outside simcore (tests/plugins/rd1d, installed here with pip, registered by its
+entry point alone): the model contract of ``simcore.testing`` (run-config round trip,
+bad input, the backends a model declares, the run file's layout and provenance, resume
+bit for bit, threads, a campaign's plan and dry run) on each; the plug-in through its
+own test suite (that same contract), simcore run, a campaign to its figure, the analysis
+and simcore bench; and simcore's own tests with a third-party model installed."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 import pytest
 import xarray as xr
 import yaml
-from conftest import assert_same_run_files, run_simcore, run_with_stops
 
-from simcore.campaign import NAME_PATTERN, load_campaign
-from simcore.config import COMMON_KEYS, validate_run_config
+from simcore.checks import ConfigError
+from simcore.config import validate_run_config
+from simcore.io.dataset import run_attributes
+from simcore.io.provenance import (
+    IN_PROCESS,
+    git_commit,
+    git_commit_of,
+    installed_commit,
+    model_provenance,
+)
 from simcore.models import registry
-from simcore.models.spec import ModelSpec, Simulation
+from simcore.models.spec import ModelSpec
 from simcore.rng.streams import STREAMS
+from simcore.testing import (
+    ModelContract,
+    campaign_config,
+    example_config,
+    run_simcore,
+    run_snakemake,
+    simcore_models,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 PLUGIN = ROOT / "tests" / "plugins" / "rd1d"
+SNAKEFILE = ROOT / "Snakefile"
 #: The analysis modules that serve every model (the others are a model's or a paper's).
 SHARED_ANALYSIS = ("aggregate", "analyze", "figures", "papers", "dispatch", "plotting",
                    "stats", "estimates", "tables")  # fmt: skip
-#: The models simcore ships (from the registry) and the plug-in.
-MODELS = [*registry.names(), "rd1d"]
+#: The models simcore ships (the registry's models whose entry point is simcore's: those
+#: of other installed packages are not walked) and the plug-in, which plugin_env installs.
+MODELS = [*simcore_models(), "rd1d"]
 
 
 @pytest.fixture(scope="module")
 def plugin_env(tmp_path_factory) -> dict[str, str]:
     """The rd1d package pip-installed into a folder of its own (a real install: its
     dist-info carries the entry point), that folder on sys.path and on PYTHONPATH for the
-    subprocesses; removed again after this module."""
+    subprocesses; removed again after this module.  Built from a copy of its source, so
+    the build leaves nothing in this tree."""
+    source = tmp_path_factory.mktemp("rd1d") / "rd1d"
+    shutil.copytree(PLUGIN, source, ignore=shutil.ignore_patterns(
+        "build", "*.egg-info", "__pycache__", "tests"))  # fmt: skip
     target = tmp_path_factory.mktemp("site")
     proc = subprocess.run(
         [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-         "--no-index", "--target", str(target), str(PLUGIN)],
+         "--no-index", "--target", str(target), str(source)],
         capture_output=True, text=True,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -56,144 +82,190 @@ def plugin_env(tmp_path_factory) -> dict[str, str]:
 
 @pytest.fixture(params=MODELS)
 def spec(request, plugin_env) -> ModelSpec:
-    """Every registered model's spec, and the plug-in's."""
+    """Each of simcore's models' specs, and the plug-in's (tests/test_cf.py walks them)."""
     return registry.get(request.param)
 
 
-def example_config(spec: ModelSpec, **overrides) -> dict:
-    """The spec's example run config with a seed."""
-    return {"model": spec.name, **spec.example, "seed": 77, **overrides}
+class TestEveryModel(ModelContract):
+    """The model contract (``simcore.testing.ModelContract``, which plug-ins run on their
+    own models) on each of simcore's models and on the installed plug-in."""
+
+    @pytest.fixture(params=MODELS)
+    def spec(self, request, plugin_env) -> ModelSpec:
+        """Each of simcore's models' specs, and the plug-in's."""
+        return registry.get(request.param)
+
+    @pytest.fixture
+    def env(self, plugin_env) -> dict[str, str]:
+        """Subprocesses see the installed plug-in."""
+        return plugin_env
 
 
 def test_the_plugin_is_found_by_its_entry_point(plugin_env) -> None:
-    """rd1d is known by name once installed, without registering it in code; the shipped
-    models are registered by entry points too."""
+    """rd1d is known by name once installed, without registering it in code, and is no
+    model of simcore's; the shipped models are registered by simcore's entry points, and
+    `simcore models` lists the plug-in as CPU-only."""
     assert "rd1d" in registry.names()
     assert registry.get("rd1d").analysis == "rd1d.analysis"
-    assert set(registry.names()) >= {"kpz", "ea3d", "kmc2d", "fcc"}
+    assert set(simcore_models()) >= {"kpz", "ea3d", "ea3d_pt", "kmc2d", "fcc"}
+    assert "rd1d" not in simcore_models()
     proc = run_simcore("models", env=plugin_env)
-    assert proc.returncode == 0 and re.search(r"^rd1d\s", proc.stdout, re.M)
+    assert proc.returncode == 0
+    assert re.search(r"^rd1d\s.*\(backends: cpu;", proc.stdout, re.M), proc.stdout
+    assert re.search(r"^kpz\s.*\(backends: cpu, gpu;", proc.stdout, re.M), proc.stdout
 
 
-def test_config_round_trip(spec: ModelSpec) -> None:
-    """The example validates; validating its result again changes nothing, also through
-    YAML; its point name is a file name starting with the model's."""
-    cfg = validate_run_config(example_config(spec))
-    assert validate_run_config(dict(cfg)) == cfg
-    assert validate_run_config(yaml.safe_load(yaml.safe_dump(cfg))) == cfg
-    assert set(cfg) <= set(COMMON_KEYS) | set(spec.keys)
-    name = spec.point_name(cfg)
-    assert re.fullmatch(NAME_PATTERN, name) and name.startswith(spec.name)
-    assert isinstance(spec.simulation(cfg), Simulation)
+def test_the_plugin_passes_its_own_test_suite(plugin_env, tmp_path) -> None:
+    """rd1d's own tests (tests/plugins/rd1d/tests: simcore.testing's contract on rd1d), run
+    by pytest as a plug-in author runs them, with the plug-in installed, all pass; only
+    the threads test is skipped (rd1d's job runs on one core): simcore's Snakefile is at
+    hand, so the campaign dry run runs too."""
+    env = {**plugin_env, "PYTHONDONTWRITEBYTECODE": "1"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
+         str(PLUGIN / "tests")],
+        cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600,
+    )  # fmt: skip
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-4000:]
+    summary = out.strip().splitlines()[-1]
+    contract = [n for n in dir(ModelContract) if n.startswith("test_")]
+    assert re.search(rf"\b{len(contract) - 1} passed, 1 skipped\b", summary), out[-2000:]
+    assert "SKIPPED" in out and "runs on one core" in out, out[-2000:]
 
 
-def test_bad_input_exits_2_and_writes_nothing(spec: ModelSpec, tmp_path, plugin_env) -> None:
-    """An unknown key (with the closest known one), a missing required key and a model
-    that does not exist: one line each, exit status 2, nothing at --out."""
-    required = next(k for k, key in spec.keys.items() if key.required and key.applies is None)
-    cases = {
-        "typo": ({**example_config(spec), "samplez": 3}, "samplez", "did you mean 'samples'"),
-        "missing": (
-            {k: v for k, v in example_config(spec).items() if k != required},
-            f"'{required}'",
-            "missing",
-        ),
-        "model": (example_config(spec, model="no_such_model"), "no_such_model", "unknown model"),
-    }
-    for case, (cfg, what, why) in cases.items():
-        path = tmp_path / f"{case}.yaml"
-        path.write_text(yaml.safe_dump(cfg))
-        out = tmp_path / f"{case}.nc"
-        proc = run_simcore("run", path, "--out", out, env=plugin_env)
-        assert proc.returncode == 2, (case, proc.stderr)
-        lines = proc.stderr.strip().splitlines()
-        assert len(lines) == 1 and what in lines[0] and why in lines[0], (case, lines)
-        assert not any(tmp_path.glob(f"{case}.nc*")), case
+def test_gpu_for_a_cpu_only_plugin_is_refused_in_one_line(plugin_env, tmp_path) -> None:
+    """rd1d declares only the CPU: `backend: gpu` is refused by validation (one line
+    naming the key, the value and rd1d's backends, exit status 2, no run file, nothing
+    about CuPy or a GPU), and so is a campaign of it on the gpu."""
+    cfg = example_config(registry.get("rd1d"), backend="gpu")
+    with pytest.raises(ConfigError) as refused:
+        validate_run_config(dict(cfg))
+    assert (refused.value.key, refused.value.value) == ("backend", "gpu")
+    path = tmp_path / "gpu.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    proc = run_simcore("run", path, "--out", tmp_path / "gpu.nc", env=plugin_env)
+    assert proc.returncode == 2 and not list(tmp_path.glob("gpu.nc*")), proc.stderr
+    assert proc.stderr.strip() == (
+        "simcore: error: config key 'backend' = 'gpu': model rd1d runs on cpu only "
+        "(the backends its spec declares)"
+    )
 
 
-def test_run_file_layout(spec: ModelSpec, tmp_path, plugin_env) -> None:
-    """dims sample and t; units and a long name on every variable; the provenance and
-    the point's keys in the global attributes."""
-    path = tmp_path / "job.yaml"
-    path.write_text(yaml.safe_dump(example_config(spec)))
-    proc = run_simcore("run", path, "--out", tmp_path / "run.nc", "--quiet", env=plugin_env)
-    assert proc.returncode == 0, proc.stderr
-    cfg = validate_run_config(example_config(spec))
-    with xr.open_dataset(tmp_path / "run.nc") as ds:
-        assert {"sample", "t"} <= set(ds.dims)
-        assert ds.sizes["sample"] == cfg["samples"]
-        np.testing.assert_array_equal(ds["sample"].values, np.arange(cfg["samples"]))
-        for name, var in ds.variables.items():
-            assert "units" in var.attrs, name
-            assert "long_name" in var.attrs, name
-        for key in ("Conventions", "title", "model", "seed", "t_max", "simcore_version",
-                    "git_commit", "backend", "device", "hostname", "created", "wall_seconds",
-                    "config", "config_hash", "point_config_hash", "point_config_keys"):  # fmt: skip
-            assert key in ds.attrs, key
-        assert ds.attrs["model"] == spec.name
-        shared = ds.attrs["point_config_keys"].split()
-        assert set(spec.point_keys) & set(cfg) <= set(shared)
-        assert yaml.safe_load(ds.attrs["config"]) == cfg
-
-
-def test_resume_is_bit_identical(spec: ModelSpec, tmp_path) -> None:
-    """Stopped after every sampling time and resumed from the checkpoint each time, a job
-    writes the same file as when run straight through."""
+def test_run_files_name_the_model_distribution(plugin_env, tmp_path) -> None:
+    """A run file records the distribution that provides its model: simcore-rd1d 0.1.0
+    for the plug-in (installed as a copy, so with no commit), simcore with its version
+    and git commit for simcore's own models; a model registered in-process says it has no
+    distribution."""
     from simcore.runner import EXIT_OK, run_job
 
-    cfg = validate_run_config(example_config(spec))
-    assert run_job(cfg, tmp_path / "straight.nc", progress=False) == EXIT_OK
-    assert run_with_stops(cfg, tmp_path / "stopped.nc") >= 2
-    assert_same_run_files(tmp_path / "straight.nc", tmp_path / "stopped.nc")
+    rd1d = registry.get("rd1d")
+    cfg = validate_run_config(example_config(rd1d))
+    assert run_job(cfg, tmp_path / "rd1d.nc", progress=False) == EXIT_OK
+    with xr.open_dataset(tmp_path / "rd1d.nc") as ds:
+        assert ds.attrs["model_distribution"] == "simcore-rd1d"
+        assert ds.attrs["model_version"] == "0.1.0"
+        assert ds.attrs["model_commit"] == ""
+    kpz = registry.get("kpz")
+    attrs = run_attributes(validate_run_config(example_config(kpz)), kpz, {}, 1.0)
+    assert attrs["model_distribution"] == "simcore"
+    assert attrs["model_version"] == metadata.version("simcore")
+    assert attrs["model_commit"] == git_commit()
+
+    class InProcess(type(rd1d)):
+        name = "rd1d_in_process"
+
+    registry.register(InProcess())
+    try:
+        assert registry.distribution("rd1d_in_process") is None
+        copy = validate_run_config(example_config(InProcess()))
+        attrs = run_attributes(copy, registry.get("rd1d_in_process"), {}, 1.0)
+    finally:
+        registry.unregister("rd1d_in_process")
+    assert attrs["model_distribution"] == IN_PROCESS
+    assert attrs["model_version"] == attrs["model_commit"] == ""
 
 
-def test_threads_do_not_change_the_run_file(spec: ModelSpec, tmp_path, plugin_env) -> None:
-    """A CPU job that takes the campaign's threads (the spec says so for its example)
-    writes the same run file on 1 and on 2 numba threads."""
-    if not spec.uses_threads(validate_run_config(example_config(spec))):
-        pytest.skip(f"a CPU job of {spec.name}'s example runs on one core")
-    path = tmp_path / "job.yaml"
-    path.write_text(yaml.safe_dump(example_config(spec)))
-    for threads in (1, 2):
-        env = {**plugin_env, "NUMBA_NUM_THREADS": str(threads)}
-        proc = run_simcore("run", path, "--out", tmp_path / f"t{threads}.nc", "--quiet", env=env)
-        assert proc.returncode == 0, proc.stderr
-    assert_same_run_files(tmp_path / "t1.nc", tmp_path / "t2.nc")
+def _distribution(folder: Path, direct_url: dict | None) -> metadata.Distribution:
+    """An installed distribution's metadata folder (name ``plug``, version 1.2) with the
+    given direct_url.json (PEP 610), read by importlib.metadata as any other."""
+    info = folder / "plug-1.2.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: plug\nVersion: 1.2\n")
+    if direct_url is not None:
+        (info / "direct_url.json").write_text(json.dumps(direct_url))
+    return metadata.PathDistribution(info)
 
 
-def campaign(spec: ModelSpec, **extra) -> dict:
-    """A campaign of one entry, the spec's example split into two jobs."""
-    point = {k: v for k, v in spec.example.items() if k not in ("samples", "t_max")}
-    samples = int(spec.example["samples"])
-    return {"campaign": f"c_{spec.name}", "seed": 3, "model": spec.name,
-            "t_max": spec.example["t_max"], "samples": 2 * samples, "samples_per_job": samples,
-            "points": [point], **extra}  # fmt: skip
+def test_the_commit_comes_from_direct_url(tmp_path) -> None:
+    """A plug-in installed from a VCS URL records the commit pip wrote to direct_url.json;
+    one installed editable from a folder of a git checkout records that checkout's commit
+    (of this tree here, as ``git_commit_of`` reads it); one installed from an index, an
+    archive or a copy of a folder records none."""
+    vcs = {
+        "url": "https://example.org/plug.git",
+        "vcs_info": {"vcs": "git", "commit_id": "0123456789abcdef0123456789abcdef01234567"},
+    }
+    editable = {"url": PLUGIN.as_uri(), "dir_info": {"editable": True}}
+    cases = {
+        "vcs": (vcs, "0123456789abcdef0123456789abcdef01234567"),
+        "editable": (editable, git_commit_of(str(PLUGIN))),
+        "folder": ({"url": PLUGIN.as_uri(), "dir_info": {}}, ""),
+        "archive": ({"url": "https://example.org/plug-1.2.tar.gz", "archive_info": {}}, ""),
+        "index": (None, ""),
+    }  # fmt: skip
+    for case, (direct_url, commit) in cases.items():
+        dist = _distribution(tmp_path / case, direct_url)
+        assert installed_commit(dist) == commit, case
+        assert model_provenance(dist) == {"model_distribution": "plug", "model_version": "1.2",
+                                          "model_commit": commit}, case  # fmt: skip
+    if (ROOT / ".git").exists():
+        assert git_commit_of(str(PLUGIN)).split("-")[0] == git_commit().split("-")[0]
 
 
-def snakemake(workdir: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
+def test_simcore_tests_pass_with_a_third_party_model_installed(plugin_env, tmp_path) -> None:
+    """With a model of another package installed (rd1d on the path of a fresh pytest),
+    simcore's tests that walk its models still walk exactly simcore's five (plus rd1d,
+    which they install themselves) and pass: the contract's round trip, the grep for model
+    names and the wheel's entry points against simcore's own."""
+    env = {**plugin_env, "PYTHONDONTWRITEBYTECODE": "1"}
     proc = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"),
-         "--directory", str(workdir), *args],
-        cwd=workdir, capture_output=True, text=True, env=env, timeout=600,
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         "--rootdir", str(ROOT), "-c", str(ROOT / "pyproject.toml"),
+         f"{ROOT / 'tests' / 'test_models.py'}::TestEveryModel::test_config_round_trip",
+         f"{ROOT / 'tests' / 'test_models.py'}::test_no_model_is_named_outside_the_models",
+         f"{ROOT / 'tests' / 'test_packaging.py'}"
+         "::test_wheel_holds_the_package_data_and_entry_points"],
+        cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600,
     )  # fmt: skip
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    return proc
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-4000:]
+    assert re.search(rf"\b{len(MODELS) + 2} passed\b", out.strip().splitlines()[-1]), out[-2000:]
 
 
-def test_campaign_dry_run(spec: ModelSpec, tmp_path, plugin_env) -> None:
-    """A campaign of the model plans its jobs, one analysis and its figures."""
-    conf = tmp_path / "c.yaml"
-    conf.write_text(yaml.safe_dump(campaign(spec)))
-    camp = load_campaign(conf)
-    assert camp.model == spec.name and len(camp.points) == 1 and camp.points[0].n_blocks == 2
-    out = snakemake(tmp_path, plugin_env, "-n", "--cores", "1", "--configfile", str(conf))
-    text = out.stdout + out.stderr
-    figures = spec.campaign_figures([camp.points[0].settings])
-    for rule, count in (("simulate", 2), ("aggregate", 1), ("analyze", 1),
-                        ("figure", len(figures))):  # fmt: skip
-        assert re.search(rf"^{rule}\s+{count}$", text, re.M), (rule, text[-2000:])
-    for name in figures:
-        assert f"figures/{name}.png" in text
+def test_nothing_in_simcore_imports_the_tests() -> None:
+    """pytest is a test dependency: only simcore.testing imports it, and no module of
+    simcore or analysis imports simcore.testing."""
+    uses = re.compile(r"^\s*(import pytest|from pytest\b|.*\bsimcore\.testing\b|"
+                      r"from simcore import .*\btesting\b)", re.M)  # fmt: skip
+    places = [*(ROOT / "simcore").rglob("*.py"), *(ROOT / "analysis").rglob("*.py")]
+    found = [p.relative_to(ROOT).as_posix() for p in places
+             if p.name != "testing.py" and uses.search(p.read_text())]  # fmt: skip
+    assert not found
+
+
+def test_a_spec_declares_known_backends() -> None:
+    """The registry refuses a spec whose backends are not distinct known ones (a tuple of
+    cpu and gpu): said when it is registered, not when a run asks for it."""
+    for bad in ((), ("tpu",), ("cpu", "cpu"), ["cpu"]):
+
+        class Bad(type(registry.get("kpz"))):
+            name = "bad_backends"
+            backends = bad
+
+        with pytest.raises(registry.RegistryError, match="declares backends"):
+            registry.register(Bad())
+        assert "bad_backends" not in registry.names()
 
 
 def test_plugin_campaign_to_its_figure_and_physics(tmp_path, plugin_env) -> None:
@@ -201,10 +273,10 @@ def test_plugin_campaign_to_its_figure_and_physics(tmp_path, plugin_env) -> None
     its mean W^2 agrees with the exact t (1 - 1/L) within 4 jackknife errors (40 samples:
     a failure by chance has probability ~1e-4 per time, 10 times here)."""
     spec = registry.get("rd1d")
-    cfg = campaign(spec, samples=40, samples_per_job=20)
+    cfg = campaign_config(spec, samples=40, samples_per_job=20)
     conf = tmp_path / "c.yaml"
     conf.write_text(yaml.safe_dump(cfg))
-    snakemake(tmp_path, plugin_env, "--cores", "2", "--configfile", str(conf))
+    run_snakemake(SNAKEFILE, tmp_path, plugin_env, "--cores", "2", "--configfile", str(conf))
     res = tmp_path / "results" / "c_rd1d"
     assert (res / "figures" / "W2.png").stat().st_size > 0
     with xr.open_dataset(res / "analysis" / "rd1d_L32_cpu.nc") as an:
@@ -221,7 +293,7 @@ def test_benchmark_job_has_the_machine_to_itself(tmp_path, plugin_env) -> None:
     although it and the simulate jobs are all ready at the start (it has no inputs); its
     table draws the comparison figure.  The plug-in's bench kernel keeps this cheap."""
     spec = registry.get("rd1d")
-    cfg = campaign(
+    cfg = campaign_config(
         spec,
         samples=16,
         samples_per_job=2,
@@ -230,10 +302,12 @@ def test_benchmark_job_has_the_machine_to_itself(tmp_path, plugin_env) -> None:
     )
     conf = tmp_path / "c.yaml"
     conf.write_text(yaml.safe_dump(cfg))
-    dry = snakemake(tmp_path, plugin_env, "-n", "--cores", "2", "--configfile", str(conf))
+    dry = run_snakemake(
+        SNAKEFILE, tmp_path, plugin_env, "-n", "--cores", "2", "--configfile", str(conf)
+    )
     block = dry.stdout.split("rule benchmark:", 1)[1].split("\n\n", 1)[0]
     assert re.search(r"^\s+threads: 2$", block, re.M), block
-    proc = snakemake(tmp_path, plugin_env, "--cores", "2", "--configfile", str(conf))
+    proc = run_snakemake(SNAKEFILE, tmp_path, plugin_env, "--cores", "2", "--configfile", str(conf))
     running: dict[str, str] = {}  # jobid -> rule, in the order Snakemake logs them
     alone = None  # whether the benchmark ran alone; None until it started
     rule = None
@@ -285,7 +359,7 @@ def test_no_model_is_named_outside_the_models() -> None:
     """The engine, CLI, campaign, runner, status, the workflow and the shared analysis
     (aggregation, the analysis, figure and paper CLIs and their helpers) contain no
     dispatch on a model's name: models are looked up in the registry."""
-    names = "|".join(registry.names())
+    names = "|".join(simcore_models())
     pattern = re.compile(rf"""(==|!=|\bin\b)\s*\(?\s*["']({names})["']|["']({names})["']\s*:""")
     models = ROOT / "simcore" / "models"
     places = [*(ROOT / "simcore").glob("*.py"), *(ROOT / "simcore" / "campaign").glob("*.py"),

@@ -1,14 +1,23 @@
-"""Provenance attributes: what ran, where, with which code."""
+"""Provenance attributes: what ran, where, with which code (simcore's, and the model's:
+the distribution that provides it, its version and, where known, its commit)."""
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import platform
+import re
 import socket
 import subprocess
 from functools import cache
 from importlib import metadata
 from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+#: The distribution name of simcore itself (its models' run files name it).
+SIMCORE_DISTRIBUTION = "simcore"
+#: ``model_distribution`` of a model registered in-process (no installed distribution).
+IN_PROCESS = "none (registered in-process)"
 
 
 @cache
@@ -29,19 +38,19 @@ def simcore_version() -> str:
 
 
 @cache
-def git_commit() -> str:
-    """Commit of the simcore source tree (with '-dirty' if modified), or '' outside git."""
-    root = Path(__file__).resolve().parents[2]
+def git_commit_of(directory: str) -> str:
+    """Commit of the git checkout holding ``directory``, with '-dirty' if a tracked file
+    under ``directory`` is modified; '' where it is in no checkout (or git is missing)."""
     try:
         out = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "HEAD"],
+            ["git", "-C", directory, "rev-parse", "HEAD"],
             capture_output=True,
             text=True,
             timeout=10,
             check=True,
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            ["git", "-C", directory, "status", "--porcelain", "--untracked-files=no", "--", "."],
             capture_output=True,
             text=True,
             timeout=10,
@@ -50,6 +59,58 @@ def git_commit() -> str:
     except (OSError, subprocess.SubprocessError):
         return ""
     return out + ("-dirty" if dirty else "")
+
+
+def git_commit() -> str:
+    """Commit of the simcore source tree (with '-dirty' if modified), or '' outside git."""
+    return git_commit_of(str(Path(__file__).resolve().parents[2]))
+
+
+def installed_commit(dist: metadata.Distribution) -> str:
+    """The commit a distribution was installed from, by its ``direct_url.json`` (PEP 610):
+    a VCS install's recorded ``commit_id``; for an editable install of a local folder,
+    that folder's git commit now (with '-dirty', :func:`git_commit_of`), since the code
+    that runs is the folder's.  '' otherwise: an install from an index, an archive or a
+    copy of a folder cannot say which commit it was."""
+    try:
+        text = dist.read_text("direct_url.json")
+        info = json.loads(text) if text else {}
+    except (OSError, ValueError):
+        return ""
+    if not isinstance(info, dict):
+        return ""
+    vcs = info.get("vcs_info")
+    if isinstance(vcs, dict):
+        return str(vcs.get("commit_id", ""))
+    url = urlparse(str(info.get("url", "")))
+    editable = isinstance(info.get("dir_info"), dict) and info["dir_info"].get("editable")
+    if editable and url.scheme == "file":
+        return git_commit_of(unquote(url.path))
+    return ""
+
+
+def model_provenance(dist: metadata.Distribution | None) -> dict[str, str]:
+    """The run-file attributes of the code of a model: ``model_distribution`` (the name of
+    the distribution that provides it; :data:`IN_PROCESS` for a model registered in-process,
+    which has none), ``model_version`` and ``model_commit`` ('' where not known).
+
+    simcore's own models get simcore's version and :func:`git_commit`, the same commit as
+    the file's ``git_commit``; a plug-in's commit is :func:`installed_commit`'s.
+    """
+    if dist is None:
+        return {"model_distribution": IN_PROCESS, "model_version": "", "model_commit": ""}
+    name = str(dist.metadata["Name"] or "")
+    if normalized_name(name) == SIMCORE_DISTRIBUTION:
+        return {"model_distribution": name, "model_version": simcore_version(),
+                "model_commit": git_commit()}  # fmt: skip
+    return {"model_distribution": name, "model_version": str(dist.version or ""),
+            "model_commit": installed_commit(dist)}  # fmt: skip
+
+
+def normalized_name(name: str) -> str:
+    """A distribution name in its normal form (PEP 503: lower case, runs of ``-_.`` as
+    ``-``), to compare names however a project spells its own."""
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 @cache

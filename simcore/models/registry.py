@@ -5,10 +5,14 @@ A package makes a model known to simcore with one line in its ``pyproject.toml``
     [project.entry-points."simcore.models"]
     mymodel = "mypackage.spec:SPEC"
 
-(simcore's own four models are registered the same way), after which ``simcore run``,
+(simcore's own five models are registered the same way), after which ``simcore run``,
 campaigns, ``simcore bench`` and the analysis find it by name, as xarray finds its
 backends.  :func:`register` adds a spec in-process (tests, notebooks).  Entry points are
 loaded on first use of their name, so one broken plug-in does not stop the others.
+
+:func:`distribution` says which installed distribution provides a model (the entry
+point's), so that a run file can record the plug-in's name, version and commit
+(:func:`simcore.io.provenance.model_provenance`); a model registered in-process has none.
 """
 
 from __future__ import annotations
@@ -16,12 +20,15 @@ from __future__ import annotations
 from importlib import metadata
 
 from simcore.checks import ConfigError, closest
-from simcore.models.spec import BenchKernel, ModelSpec, PaperFigure
+from simcore.models.spec import BACKENDS, BenchKernel, ModelSpec, PaperFigure
 
 #: The entry-point group under which packages register their model specs.
 GROUP = "simcore.models"
 
-_specs: dict[str, ModelSpec] = {}
+#: Specs registered in-process with :func:`register` (they win over entry points).
+_registered: dict[str, ModelSpec] = {}
+#: Specs loaded from their entry points, by name (each loaded once).
+_loaded: dict[str, ModelSpec] = {}
 
 
 class RegistryError(RuntimeError):
@@ -38,26 +45,33 @@ def _entry_points() -> dict[str, metadata.EntryPoint]:
 
 def names() -> tuple[str, ...]:
     """Names of every model known: registered in-process or by an entry point, sorted."""
-    return tuple(sorted(set(_specs) | set(_entry_points())))
+    return tuple(sorted(set(_registered) | set(_entry_points())))
+
+
+def _unknown(name: str) -> ConfigError:
+    """The error of a model name that nothing registers."""
+    known = names()
+    if not known:
+        return ConfigError(
+            "model",
+            name,
+            f"no models are registered: install simcore (pip install .) "
+            f"so that its '{GROUP}' entry points exist",
+        )
+    return ConfigError(
+        "model", name, f"unknown model; known: {', '.join(known)}{closest(name, known)}"
+    )
 
 
 def get(name: str) -> ModelSpec:
     """The spec of model ``name``; :class:`ConfigError` (key ``model``) if none is known."""
-    if name in _specs:
-        return _specs[name]
+    if name in _registered:
+        return _registered[name]
+    if name in _loaded:
+        return _loaded[name]
     ep = _entry_points().get(str(name))
     if ep is None:
-        known = names()
-        if not known:
-            raise ConfigError(
-                "model",
-                name,
-                f"no models are registered: install simcore (pip install .) "
-                f"so that its '{GROUP}' entry points exist",
-            )
-        raise ConfigError(
-            "model", name, f"unknown model; known: {', '.join(known)}{closest(name, known)}"
-        )
+        raise _unknown(name)
     try:
         spec = ep.load()
     except Exception as exc:  # noqa: BLE001 - any failure of a plug-in's import
@@ -65,15 +79,35 @@ def get(name: str) -> ModelSpec:
             f"model {name!r} (entry point {ep.value}) failed to load: {type(exc).__name__}: {exc}"
         ) from exc
     _check(spec, name, ep.value)
-    _specs[name] = spec
+    _loaded[name] = spec
     return spec
 
 
+def distribution(name: str) -> metadata.Distribution | None:
+    """The installed distribution whose entry point provides model ``name`` (what the run
+    files record as the model's origin), or None for a model registered in-process with
+    :func:`register`; :class:`ConfigError` (key ``model``) if none is known.  Reads only
+    the entry point's metadata: the model's code is not imported."""
+    if name in _registered:
+        return None
+    ep = _entry_points().get(str(name))
+    if ep is None:
+        raise _unknown(name)
+    return ep.dist
+
+
 def _check(spec: object, name: str, where: str) -> None:
+    """Refuse a spec that is no :class:`ModelSpec`, calls itself by another name or
+    declares backends simcore does not know (a plug-in's mistake, said at once)."""
     if not isinstance(spec, ModelSpec):
         raise RegistryError(f"model {name!r} ({where}) is not a simcore ModelSpec: {spec!r}")
     if spec.name != name:
         raise RegistryError(f"model {name!r} ({where}) calls itself {spec.name!r}")
+    backends = spec.backends
+    known = isinstance(backends, tuple) and bool(backends) and set(backends) <= set(BACKENDS)
+    if not known or len(set(backends)) != len(backends):
+        raise RegistryError(f"model {name!r} ({where}) declares backends {backends!r}: a "
+                            f"tuple of distinct values of {', '.join(BACKENDS)}")  # fmt: skip
 
 
 def register(spec: ModelSpec, replace: bool = False) -> None:
@@ -81,12 +115,14 @@ def register(spec: ModelSpec, replace: bool = False) -> None:
     _check(spec, spec.name, "register()")
     if not replace and spec.name in names() and get(spec.name) is not spec:
         raise RegistryError(f"a model called {spec.name!r} is already registered")
-    _specs[spec.name] = spec
+    _registered[spec.name] = spec
 
 
 def unregister(name: str) -> None:
-    """Forget a model registered in-process (entry points come back on the next look-up)."""
-    _specs.pop(name, None)
+    """Forget a model registered in-process, and the spec loaded from its entry point
+    (entry points come back on the next look-up: an uninstalled plug-in is gone)."""
+    _registered.pop(name, None)
+    _loaded.pop(name, None)
 
 
 def specs() -> list[ModelSpec]:

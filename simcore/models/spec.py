@@ -11,6 +11,8 @@ The spec says:
 * which run-config keys the model has (:class:`Key`: description, default, type, choices,
   whether it names a parameter point, and the settings it applies to), and the checks
   the table cannot express (:meth:`ModelSpec.validate`);
+* where it runs (:attr:`ModelSpec.backends`: a model that says nothing runs on the CPU
+  only; validation refuses another backend before any device is looked at);
 * how a point is named (:meth:`ModelSpec.point_name`), whether a CPU job uses the
   campaign's ``threads``, and how much work and memory a job needs (:meth:`ModelSpec.work`);
 * the simulation object of a run config (:meth:`ModelSpec.simulation`, a :class:`Simulation`);
@@ -43,6 +45,10 @@ class _Required:
 
 #: Default of a :class:`Key` that has none: the key must be given.
 REQUIRED: Any = _Required()
+
+#: The backends a run config may name (its ``backend`` key), of which a spec declares the
+#: ones its model runs on (:attr:`ModelSpec.backends`).
+BACKENDS: tuple[str, ...] = ("cpu", "gpu")
 
 
 @dataclass(frozen=True)
@@ -118,12 +124,24 @@ class Simulation(Protocol):
 @dataclass(frozen=True)
 class Work:
     """What one job costs (:meth:`ModelSpec.work`): seconds at the campaign's rates, the
-    state and results it holds, and scratch memory of its measurements."""
+    state and results it holds in host memory, scratch memory of its measurements, and
+    (a GPU job) the GPU memory its state and measurements take.
+
+    The memory figures are what the job allocates, not a margin over it: ``simcore run``
+    refuses a job whose host bytes (``state_bytes + result_bytes + scratch_bytes``) or
+    device bytes exceed the free memory before it allocates anything, and the campaign's
+    ``mem_mb`` request adds its own margin."""
 
     seconds: float
     state_bytes: float
     result_bytes: float
     scratch_bytes: float = 0.0
+    device_bytes: float = 0.0
+
+    @property
+    def host_bytes(self) -> float:
+        """Host memory of the job: state, results and scratch."""
+        return self.state_bytes + self.result_bytes + self.scratch_bytes
 
 
 @dataclass(frozen=True)
@@ -173,8 +191,10 @@ def format_number(x: float) -> str:
 class ModelSpec:
     """Base class of a model's spec; a model overrides what differs (see the module doc).
 
-    Class attributes: ``name`` (the ``model:`` value), ``title`` (one line), ``keys``
-    (run-config keys in the order they are checked and written), ``time_unit`` and
+    Class attributes: ``name`` (the ``model:`` value), ``title`` (one line), ``backends``
+    (the values of ``backend`` it runs on, of :data:`BACKENDS`; default the CPU only, so
+    a plug-in that has no GPU job need say nothing), ``keys`` (run-config keys in the
+    order they are checked and written), ``time_unit`` and
     ``time_name`` (the model's unit of time, of ``t_max`` and of the run files' ``t``, as
     written on an axis, and the long name of ``t``; a model whose unit depends on its
     settings overrides :meth:`time_units`), ``resource_rates`` (the campaign's
@@ -184,13 +204,17 @@ class ModelSpec:
     provenance)}``; or ``make_figures(analyses, out_dir, names=None)``, which writes them
     itself, and a module whose ``make_figures`` has no ``names`` has all drawn and the
     others dropped),
-    ``paper_figures``
+    ``paper_figures`` (the papers' comparison figures it offers, :class:`PaperFigure`),
     ``bench_kernels`` (kernel name -> ``"module:attribute"`` of a :class:`BenchKernel`,
     imported only when the bench CLI is built) and ``example`` (a small run config).
     """
 
     name: str = ""
     title: str = ""
+    #: The backends this model runs on: ``simcore.config`` refuses any other value of
+    #: ``backend`` (one line naming these), ``simcore models`` lists them.  The default of
+    #: ``backend`` stays ``cpu``: a run config of a model without it names its backend.
+    backends: tuple[str, ...] = ("cpu",)
     keys: Mapping[str, Key] = {}
     time_unit: str = "MCS"
     time_name: str = "time in Monte Carlo steps per site (MCS)"
@@ -234,7 +258,8 @@ class ModelSpec:
         return {}
 
     def simulation(self, cfg: dict[str, Any]) -> Simulation:
-        """The simulation of a validated run config (backend checked by the caller)."""
+        """The simulation of a validated run config (its backend one of :attr:`backends`,
+        a GPU checked by the caller)."""
         raise NotImplementedError
 
     def time_units(self, cfg: Mapping[str, Any]) -> tuple[str, str]:
