@@ -31,7 +31,7 @@ from typing import Any
 from simcore.checks import ConfigError, check_int, check_real
 from simcore.models.ea3d.lattice import LAYOUTS
 from simcore.models.ea3d.pt_ladder import auto_n_temperatures
-from simcore.models.ea3d.spec import check_coded_words, check_lattice
+from simcore.models.ea3d.spec import check_coded_words, check_lattice, table_bytes
 from simcore.models.spec import Key, ModelSpec, Simulation, Work, format_number
 
 #: Temperatures of a ladder at most (two slots each).
@@ -45,6 +45,7 @@ class EA3DPTSpec(ModelSpec):
 
     name = "ea3d_pt"
     title = "3D Edwards-Anderson +-J spin glass, parallel tempering with multispin coding"
+    backends = ("cpu", "gpu")
     keys = {
         "L": Key("linear size of the periodic L^3 lattice, even", type="int"),
         "T_min": Key("lowest temperature of the ladder (J = k_B = 1)", type="float"),
@@ -107,18 +108,37 @@ class EA3DPTSpec(ModelSpec):
         return True
 
     def work(self, job: Mapping[str, Any], rates: Mapping[str, float]) -> Work:
-        """``2 n_T L^3 t_max samples`` spin-flip attempts; the state is 2 n_T + 6 words of 8
-        bytes per site and coded word; the results 3 numbers per sample, temperature and
-        bin."""
+        """``2 n_T L^3 t_max samples`` spin-flip attempts.  Memory, from the arrays the job
+        allocates (:mod:`.pt_simulation`; V = L^3, n samples in k = n / 64 coded words,
+        n_b logarithmic bins): state = the spins of the 2 n_T slots S[2 n_T, 2, k, V/2]
+        (uint64, 16 n_T k V), the walker labels (int64) and trip states (int8) of every
+        slot and sample; results = the bin sums of e, q^2, q^4 (float64, n_b x n_T x n),
+        the round trips (int64, n x 2 x n_T) and the accepted exchanges (int64, n x
+        (n_T - 1)); scratch = the tables the job keeps
+        (:func:`~simcore.models.ea3d.spec.table_bytes`), plus the larger of an exchange
+        step's per-sample counts (satisfied bonds and energies of every slot, int64; on
+        the GPU the satisfied bonds come back as uint64 and are cast, as large again) and
+        the bin means and acceptances that :meth:`~.pt_simulation.PTSimulation.to_dataset`
+        computes.  A GPU job keeps the same host arrays, its state being the checkpoint's
+        copy of the device's spins; its device holds the spins, the couplings (48 k V), the
+        larger of the two counting kernels' outputs (satisfied bonds, uint64 per slot and
+        sample), an exchange step's masks and the thresholds."""
         n_sites, n_T = int(job["L"]) ** 3, int(job["n_T"])
         samples, t_max = int(job["samples"]), int(job["t_max"])
         gpu = job["backend"] == "gpu"
         rate = rates["pt_gpu_flips_per_second" if gpu else "pt_flips_per_second"]
         n_bins = int(t_max // int(job["exchange_every"])).bit_length()
+        k = samples // 64
+        spins = 16 * n_T * k * n_sites
+        per_sample = samples * n_T  # one number per sample and temperature
+        output = 24 * n_bins * per_sample + 8 * samples * (n_T - 1)
+        device = spins + 48 * k * n_sites + 16 * per_sample + 16 * (n_T - 1) * k + 24 * n_T
         return Work(
             seconds=2 * n_T * n_sites * t_max * samples / rate,
-            state_bytes=8 * (2 * n_T + 6) * n_sites * (samples // 64),
-            result_bytes=8 * samples * n_T * (3 * n_bins + 3),
+            state_bytes=spins + 18 * per_sample,
+            result_bytes=24 * n_bins * per_sample + 16 * per_sample + 8 * samples * (n_T - 1),
+            scratch_bytes=table_bytes(int(job["L"]), k) + max(32 * per_sample, output),
+            device_bytes=device if gpu else 0,
         )
 
     def campaign_figures(self, points: Sequence[Mapping[str, Any]]) -> dict[str, str]:

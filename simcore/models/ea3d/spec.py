@@ -6,9 +6,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from simcore.checks import ConfigError, check_int
+from simcore.models.ea3d.kernels import n_generators
 from simcore.models.ea3d.lattice import LAYOUTS
 from simcore.models.spec import Key, ModelSpec, PaperFigure, Simulation, Work, format_number
-from simcore.sampling import n_times_estimate
+from simcore.rng.classic import N_WORDS
+from simcore.sampling import sampling_times
 
 PRNGS = ("philox", "minstd", "pr64", "mt19937")
 
@@ -34,12 +36,42 @@ def check_coded_words(cfg: Mapping[str, Any]) -> None:
         raise ConfigError("sample_offset", cfg["sample_offset"], "must be a multiple of 64")
 
 
+#: Host bytes per generator at the peak of seeding a stateful battery
+#: (:func:`simcore.rng.classic.init_state`, measured with tracemalloc at G = 4096 and 65536
+#: generators, the same per generator): minstd the distinct int64 seeds and the numba set
+#: that keeps them distinct; pr64 the 64 Philox seed words, the copied 62-word ring and the
+#: parity check of its last 55 words (uint32 and bool); mt19937 the distinct seeds and the
+#: 625-word state with its aux word.
+SEEDING_BYTES = {"minstd": 88, "pr64": 788, "mt19937": 2516}
+
+
+def table_bytes(L: int, k: int) -> int:
+    """Host bytes of the tables an EA3D job (ea3d and ea3d_pt, either backend) builds from
+    its seed and keeps for its whole run (:mod:`simcore.models.ea3d.lattice`): the coupling
+    words J[2, 6, k, V/2] (uint64, 48 k V), the neighbour table nbr[2, 6, V/2] and the
+    physical indices phys[2, V/2] (int64, 48 V and 8 V), V = L^3."""
+    V = int(L) ** 3
+    return 48 * int(k) * V + 56 * V
+
+
+def generator_bytes(prng: str, L: int, k: int) -> tuple[int, int]:
+    """(state, seeding peak) host bytes of the stateful generators of an ea3d job: G =
+    :func:`~simcore.models.ea3d.kernels.n_generators` generators of ``N_WORDS`` uint32 words
+    and one uint64 each, and :data:`SEEDING_BYTES` per generator while they are seeded;
+    (0, 0) for philox, which has no state."""
+    if prng == "philox":
+        return 0, 0
+    G = n_generators(int(L), int(k))
+    return (4 * N_WORDS[prng] + 8) * G, SEEDING_BYTES[prng] * G
+
+
 class EA3DSpec(ModelSpec):
     """3D Edwards-Anderson +-J spin glass (lulli2015): a quench to T under checkerboard
     Metropolis with asynchronous multispin coding, on CPU cores, one GPU or several."""
 
     name = "ea3d"
     title = "3D Edwards-Anderson +-J spin glass, multispin Metropolis (lulli2015)"
+    backends = ("cpu", "gpu")
     keys = {
         "L": Key("linear size of the periodic L^3 lattice, even", type="int"),
         "T": Key("temperature (J = k_B = 1), > 0", type="float"),
@@ -97,16 +129,32 @@ class EA3DSpec(ModelSpec):
         return cfg.get("backend") == "cpu"
 
     def work(self, job: Mapping[str, Any], rates: Mapping[str, float]) -> Work:
-        """``4 L^3 t_max samples`` spin-flip attempts; the state is 20 words of 8 bytes per
-        site and coded word (spins, couplings), the results 10 numbers per sample and time."""
+        """``4 L^3 t_max samples`` spin-flip attempts.  Memory, from the arrays the job
+        allocates (:mod:`.simulation`; V = L^3, k = samples / 64 coded words, n_t sampling
+        times): state = the spins S[4, 2, k, V/2] (uint64, 32 k V) and a stateful
+        generator's words (:func:`generator_bytes`); results = the energies of 4 replicas
+        and 6 overlaps per sample and time (float64); scratch = the tables the job keeps
+        (:func:`table_bytes`) and what seeding a generator battery holds beyond its state.
+        The measurements' counters are (4, k, 64) int64, a few KiB.  A GPU job keeps the
+        same host arrays, its state being the checkpoint's copy of the device's spins and
+        generators (the host copy each measurement makes, and the host spins of the start,
+        are as large and never held at once with it), and its device holds the spins, the
+        couplings (48 k V) and the generators; its sweeps and measurements allocate
+        nothing on the device."""
         n_sites = int(job["L"]) ** 3
         samples, t_max = int(job["samples"]), int(job["t_max"])
-        rate = rates["gpu_flips_per_second" if job["backend"] == "gpu" else "flips_per_second"]
-        n_times = n_times_estimate(t_max, int(job["points_per_decade"]), 0)
+        gpu = job["backend"] == "gpu"
+        rate = rates["gpu_flips_per_second" if gpu else "flips_per_second"]
+        k = samples // 64
+        generators, seeding = generator_bytes(str(job.get("prng", "philox")), int(job["L"]), k)
+        state = 32 * k * n_sites + generators
+        times = sampling_times(t_max, int(job["points_per_decade"]), [])
         return Work(
             seconds=4 * n_sites * t_max * samples / rate,
-            state_bytes=8 * 10 * n_sites * (samples // 64),
-            result_bytes=8 * samples * n_times * 10,
+            state_bytes=state,
+            result_bytes=8 * samples * times.size * 10,
+            scratch_bytes=table_bytes(int(job["L"]), k) + max(0, seeding - generators),
+            device_bytes=state + 48 * k * n_sites if gpu else 0,
         )
 
     def campaign_figures(self, points: Sequence[Mapping[str, Any]]) -> dict[str, str]:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from simcore.checks import ConfigError, check_int, check_real
 from simcore.models.spec import Key, ModelSpec, PaperFigure, Simulation, Work, format_number
-from simcore.sampling import n_times_estimate
+from simcore.sampling import n_times_estimate, sampling_times
 
 #: Which species move (B only: the physics; both: the paper's GPU code).
 ACTIVE = ("B", "both")
@@ -20,9 +21,16 @@ MIN_L = 8
 #: Sites of the L^3 box per second that the observables (S(k) by FFT, bond counts) get
 #: through on one core (measured: 1.7e-7 s per site at L = 64).
 MEASURE_SITES_PER_SECOND = 5e6
-#: Scratch bytes per site of the L^3 box while S(k) is measured (index and wavevector
-#: grids, the complex FFT, the shell indices).
-MEASURE_BYTES_PER_SITE = 160
+#: Scratch bytes per site of the L^3 box at the peak of measuring S(k)
+#: (:func:`simcore.models.fcc.observables.structure_factor`, with numpy's elision of
+#: temporaries): the occupation as float64 (8), the index grids (int64, 24), the fcc mask
+#: (1), the field (8), |FT|^2 (8), the wavevector grids (24), |k| (8), the shell indices
+#: (int64, 8) and the mask of kept shells (1); the kept shells' indices and powers add 16
+#: bytes per kept wavevector (:data:`KEPT_BYTES`).  The FFT itself peaks lower (73: the
+#: first six, a complex copy of the field and the complex result).
+MEASURE_BYTES_PER_SITE = 90
+#: Bytes per wavevector inside the kept shells, |k| < pi (int64 index and float64 power).
+KEPT_BYTES = 16
 _KELLING = "kelling2012"
 
 
@@ -37,6 +45,7 @@ class FCCSpec(ModelSpec):
 
     name = "fcc"
     title = "fcc binary alloy, Kawasaki exchange KMC after a quench (kelling2012)"
+    backends = ("cpu", "gpu")
     keys = {
         "L": Key("side of the periodic L^3 simple cubic box of the fcc sites, even, >= 8",
                  type="int"),
@@ -141,20 +150,66 @@ class FCCSpec(ModelSpec):
         """``L^3/2 t_max samples`` exchange attempts (CPU: at one core's rate, whatever the
         scheme, a conservative guess for dt and slabs), plus the observables: every sampling
         time measures S(k) by an FFT of the L^3 box at :data:`MEASURE_SITES_PER_SECOND`.
-        Memory: the lattices (L^3/16 bytes per sample), the results (S(k) of L/2 shells per
-        sample and time, the slice) and :data:`MEASURE_BYTES_PER_SITE` of FFT scratch."""
+        The memory is :meth:`_memory`'s count of the arrays the job allocates."""
         L, samples, t_max = int(job["L"]), int(job["samples"]), int(job["t_max"])
         gpu = job["backend"] == "gpu"
         rate = rates["gpu_alloy_attempts_per_second" if gpu else "alloy_attempts_per_second"]
         n_times = n_times_estimate(t_max, int(job["points_per_decade"]), 0)
         seconds = L**3 // 2 * t_max * samples / rate
         seconds += n_times * samples * L**3 / MEASURE_SITES_PER_SECOND
+        state, results, scratch, device = self._memory(job)
         return Work(
             seconds=seconds,
-            state_bytes=samples * L * L * 8 * -(-L // 128),
-            result_bytes=samples * (8 * n_times * (L // 2 + 5) + min(L, 256) ** 2),
-            scratch_bytes=MEASURE_BYTES_PER_SITE * L**3,
+            state_bytes=state,
+            result_bytes=results,
+            scratch_bytes=scratch,
+            device_bytes=device,
         )
+
+    @staticmethod
+    def _memory(job: Mapping[str, Any]) -> tuple[int, int, int, int]:
+        """(state, results, scratch, device) bytes of a job, counted from the arrays its code
+        allocates (:mod:`.simulation`, :mod:`.observables`, :mod:`.gpu`); L^3 sites of the
+        simple cubic box, S samples, n_t sampling times, n_k = L/2 - 1 shells of S(k).
+
+        State (host, either backend): the packed lattices, L^2 rows of ceil(L/128) uint64
+        words per sample, the exchange counts and the shells' |k|.  Results: open bonds,
+        energy, domain size and exchanges per sample and time, S(k) per sample, time and
+        shell (float64), the wall times.  Scratch, the largest of these (never held at
+        once): measuring S(k) of one sample (:data:`MEASURE_BYTES_PER_SITE` per site of
+        the box and :data:`KEPT_BYTES` per wavevector with |k| < pi, about 98 bytes per
+        site); the random mixtures of the start, listed and then stacked (one lattice per
+        sample); :meth:`~.simulation.FCCSimulation.to_dataset`'s slices, each of which
+        keeps its sample's uint8 L^3 occupation box until they are stacked (the last one's
+        box made with its 4 bytes per site of gathered words), and the wall-time copy.
+        The schedules' buffers (a block window per thread) are a few KiB.
+
+        GPU (scheme dt, all samples in lockstep): the device holds the lattices, a done
+        flag (int32) per block and sample, the set orders of the longest step between
+        sampling times (8 int32 per MCS and sample) and the counters; the host holds the
+        state and results as on the CPU and its scratch also covers those set orders and
+        the downloaded lattices, made while the last ones are held.
+        """
+        from simcore.models.fcc.simulation import SLICE
+
+        L, samples = int(job["L"]), int(job["samples"])
+        box, gpu = L**3, job["backend"] == "gpu"
+        lattice = 8 * L * L * ((L // 2 + 63) // 64)  # simcore.models.fcc.lattice's rows
+        times = sampling_times(int(job["t_max"]), int(job["points_per_decade"]), [])
+        n_t, n_k = times.size, L // 2 - 1
+        state = samples * (lattice + 8) + 8 * n_k
+        results = samples * n_t * 8 * (4 + n_k) + 8 * n_t
+        kept = 4.0 / 3.0 * math.pi * (L / 2 - 0.5) ** 3
+        measure = MEASURE_BYTES_PER_SITE * box + int(KEPT_BYTES * kept)
+        output = (samples + 4) * box + 2 * samples * min(L, SLICE) ** 2 + 8 * samples * n_t
+        scratch = max(measure, samples * lattice, output)
+        if not gpu:
+            return state, results, scratch, 0
+        longest = int((times[1:] - times[:-1]).max()) if times.size > 1 else 0
+        orders = 32 * longest * samples
+        blocks = (L // int(job["block_side"])) ** 3
+        device = samples * (lattice + 4 * blocks + 16) + orders + 108  # + 13 thresholds
+        return state, results, max(scratch, orders), device
 
     def campaign_figures(self, points: Sequence[Mapping[str, Any]]) -> dict[str, str]:
         """Domain growth, its exponent, open bonds, the scaled S(k, t) and the slice."""

@@ -10,7 +10,7 @@ from simcore.checks import ConfigError, check_choice, check_int, check_real
 from simcore.models.kmc2d.gpu import GPU_TILES
 from simcore.models.kmc2d.rates import PARAMS
 from simcore.models.spec import Key, ModelSpec, PaperFigure, Simulation, Work, format_number
-from simcore.sampling import n_times_estimate
+from simcore.sampling import sampling_times
 
 SCHEMES = ("tiles", "serial", "bkl")
 #: The scheme of each backend when ``scheme`` is not given: the fastest exact integrator
@@ -72,6 +72,7 @@ class KMC2DSpec(ModelSpec):
 
     name = "kmc2d"
     title = "exact 2D kinetic Monte Carlo: SOS crystal growth, Glauber Ising (darkins2024)"
+    backends = ("cpu", "gpu")
     keys = {
         "rates": Key("rate model: sos (crystal growth) or ising (Glauber)", type="str",
                      choices=tuple(PARAMS)),
@@ -197,21 +198,80 @@ class KMC2DSpec(ModelSpec):
         0, slow the growth down), 1 for ising (Glauber rates are <= 1); at the rate of the
         scheme: a job's for tiles, one core's for serial and bkl (their samples run in
         parallel over the job's cores, so this over-asks by up to the thread count, on the
-        safe side: the work does not know the threads).  The state is 16 bytes per cell
-        and sample plus two lattices of scratch; the results 8 numbers per sample and
-        time, the dt history (4096 steps) and a snapshot."""
+        safe side: the work does not know the threads).  The memory is :meth:`_memory`'s
+        count of the arrays the job allocates."""
         L, samples, t_max = int(job["L"]), int(job["samples"]), int(job["t_max"])
         scale = 1.0
         if job["rates"] == "sos":
             scale = float(job.get("k2", 1.0)) * math.exp(4.0 * max(-float(job["phi"]), 0.0))
         gpu = job["backend"] == "gpu"
         rate = rates["gpu_events_per_second" if gpu else RATE_KEY[scheme_of(job)]]
-        n_times = n_times_estimate(t_max, int(job["points_per_decade"]), 0)
+        state, results, scratch, device = self._memory(job)
         return Work(
             seconds=L * L * t_max * samples * scale / rate,
-            state_bytes=16 * L * L * (samples + 2),
-            result_bytes=samples * (8 * 8 * n_times + 9 * 4096 + 4 * min(L, 128) ** 2),
+            state_bytes=state,
+            result_bytes=results,
+            scratch_bytes=scratch,
+            device_bytes=device,
         )
+
+    @staticmethod
+    def _memory(job: Mapping[str, Any]) -> tuple[int, int, int, int]:
+        """(state, results, scratch, device) bytes of a job, counted from the arrays its code
+        allocates (:mod:`.simulation`, :mod:`.tiles`, :mod:`.serial`, :mod:`.bkl`,
+        :mod:`.gpu`); N = L^2 cells, S samples, n_t sampling times.
+
+        State (host, either backend): the heights or spins (int32), waiting times
+        (float64) and draw counters (uint32) of every cell, 16 N S, and 7 numbers per
+        sample.  Results: 7 observables per sample and time (float64 and int64), the wall
+        times, and the dt history of :data:`~.gpu.HISTORY` steps (float64 and int64).
+        Scratch, the largest of these (never held at once): seeding one sample's waiting
+        times (its float64 times, uint32 counters and int64 classes, 20 N); a step of
+        scheme bkl, the lattices at its sampling time (int32, 4 N S) and a sum tree of
+        float64 over the cells padded to a power of two P (16 P), of serial the int64
+        classes and an int64 min-tree (8 N + 16 P), of tiles the back buffers (16 N) and
+        edge sums (136 bytes per tile) of two samples' integrators (the next is built
+        while the last is held); a measurement's float64 deviations (8 N); and
+        :meth:`~.simulation.KMC2DSimulation.to_dataset`'s copies (the wall times, dt
+        flags as int8, the int32 snapshot).  serial and bkl hold one tree per thread: the
+        count is for one, a deliberate lower bound (the work does not know the threads;
+        each further thread adds its tree).  bkl keeps a lattice for every sampling time
+        its step passes: counted for one, as a step of a large lattice passes one.
+
+        GPU (all samples in lockstep): the device holds per sample x, tau and cnt in a
+        front and a back buffer (32 N), per tile the minimum waiting time twice, the
+        live flag, 16 edge sums and the central events (149 bytes), the dt history (12
+        bytes per step) and 13 counters (84 bytes), plus the temporaries of an upload or a
+        checkpoint's download, a host-shaped and a tile-major copy of tau (16 N S).  The
+        host holds the state and results as on the CPU; its scratch is the seeding, a
+        pull that replaces the host tau while the old one is held (8 N S), the dt
+        history's refresh and the output copies, whichever is largest.
+        """
+        from simcore.models.kmc2d.gpu import HISTORY
+        from simcore.models.kmc2d.simulation import SNAPSHOT
+
+        L, samples = int(job["L"]), int(job["samples"])
+        n, gpu = L * L, job["backend"] == "gpu"
+        n_t = sampling_times(int(job["t_max"]), int(job["points_per_decade"]), []).size
+        state = 16 * n * samples + 56 * samples
+        results = 56 * samples * n_t + 8 * n_t + 16 * HISTORY * samples
+        output = 8 * samples * n_t + HISTORY * samples + 4 * samples * min(L, SNAPSHOT) ** 2
+        padded = 1 << max(n - 1, 0).bit_length()
+        tiles = (L // int(job.get("tile", 8))) ** 2
+        if gpu:
+            step = max(8 * n * samples, 20 * HISTORY * samples)
+        else:
+            step = {
+                "bkl": 4 * n * samples + 16 * padded,
+                "serial": 8 * n + 16 * padded,
+                "tiles": min(samples, 2) * (16 * n + 136 * tiles),
+            }[scheme_of(job)]
+        scratch = max(20 * n, step, 8 * n, output)
+        if not gpu:
+            return state, results, scratch, 0
+        per_sample = 32 * n + 149 * tiles + 12 * HISTORY + 84
+        device = samples * per_sample + max(16 * n * samples, 8 * HISTORY * samples)
+        return state, results, scratch, device
 
     def campaign_figures(self, points: Sequence[Mapping[str, Any]]) -> dict[str, str]:
         """W^2 and beta_eff for sos points, energy and magnetization for ising points,

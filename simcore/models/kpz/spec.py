@@ -13,7 +13,7 @@ from simcore.models.kpz.geometry import (
     parse_scheme,
 )
 from simcore.models.spec import Key, ModelSpec, PaperFigure, Simulation, Work, format_number
-from simcore.sampling import n_times_estimate
+from simcore.sampling import sampling_times
 
 #: Smallest lateral size per dimension (one full uint32 word along each axis of the
 #: packed lattice, see simcore.models.kpz.lattice).
@@ -35,6 +35,7 @@ class KPZSpec(ModelSpec):
 
     name = "kpz"
     title = "KPZ growth: octahedron model (d = 2), single-step model (d = 1)"
+    backends = ("cpu", "gpu")
     keys = {
         "dim": Key("substrate dimension", type="int", choices=(1, 2)),
         "L": Key("lateral size, a power of two (d = 1: >= 32, d = 2: >= 4)", type="int"),
@@ -168,19 +169,58 @@ class KPZSpec(ModelSpec):
         return cfg.get("backend") == "cpu" and is_dd(cfg)
 
     def work(self, job: Mapping[str, Any], rates: Mapping[str, float]) -> Work:
-        """``L^dim t_max samples`` attempts; the state holds heights, slopes and the h(s),
-        n(s) of the n_s waiting times (8 bytes x N x (4 + 2 n_s)), the results
-        8 bytes x samples x n_times x (2 + 2 n_s)."""
+        """``L^dim t_max samples`` attempts; the memory is :meth:`_memory`'s count of the
+        arrays the job allocates."""
         n_sites = int(job["L"]) ** int(job["dim"])
         samples, t_max = int(job["samples"]), int(job["t_max"])
-        n_s = len(job.get("waiting_times", ()))
         rate = rates["gpu_updates_per_second" if job["backend"] == "gpu" else "updates_per_second"]
-        n_times = n_times_estimate(t_max, int(job["points_per_decade"]), n_s)
+        state, results, scratch, device = self._memory(job)
         return Work(
             seconds=n_sites * t_max * samples / rate,
-            state_bytes=8 * n_sites * (4 + 2 * n_s),
-            result_bytes=8 * samples * n_times * (2 + 2 * n_s),
+            state_bytes=state,
+            result_bytes=results,
+            scratch_bytes=scratch,
+            device_bytes=device,
         )
+
+    @staticmethod
+    def _memory(job: Mapping[str, Any]) -> tuple[int, int, int, int]:
+        """(state, results, scratch, device) bytes of a job, counted from the arrays its code
+        allocates; N = L^d sites, S samples, n_s waiting times, n_t sampling times, a packed
+        lattice P = N/4 bytes (d = 2) or N/8 (d = 1).
+
+        CPU (:mod:`.simulation`, one sample at a time, any scheme): state = the lattice
+        and its n_s snapshots, (1 + n_s) P, and the int32 heights at the waiting times,
+        4 N n_s; results = W^2, mean h (S x n_t) and C_h, C_s (S x n_s x n_t), float64;
+        scratch = the int64 height buffer, 8 N, and the next sample's flat lattice, made
+        while the last one is still held, P.  The schedules' own buffers (a batch of
+        draws, a thread's Philox words per domain) are a few KiB.
+
+        GPU (:mod:`.gpu_simulation`, all samples at once, d = 2): device = the lattices,
+        their snapshots and the event counts, S ((1 + n_s) P + 8 (1 + n_s)), plus the
+        larger of (they are never held at once) the round table of the longest step
+        between sampling times (:func:`.geometry.round_table`: origins and set orders,
+        24 bytes per MCS, round and sample) and the int32 heights of every sample (4 S N),
+        twice where C_h rebuilds the heights at an earlier waiting time, with the first
+        row's scratch of :func:`.gpu_observables.heights` (16 S L).  Host: state = the
+        checkpoint's copy of the device state, results as on the CPU, scratch = the host
+        round table beyond that copy (the two are never held at once).
+        """
+        dim, L = int(job["dim"]), int(job["L"])
+        n, samples = L**dim, int(job["samples"])
+        waits = [int(s) for s in job.get("waiting_times", ())]
+        n_s = len(waits)
+        times = sampling_times(int(job["t_max"]), int(job["points_per_decade"]), waits)
+        lattice = n // 4 if dim == 2 else n // 8
+        results = 8 * samples * times.size * (2 + 2 * n_s)
+        if job["backend"] != "gpu":
+            return (1 + n_s) * lattice + 4 * n * n_s, results, 8 * n + lattice, 0
+        state = samples * ((1 + n_s) * lattice + 8 * (1 + n_s))
+        longest = int((times[1:] - times[:-1]).max()) if times.size > 1 else 0
+        table = 24 * longest * geometry_from_config(dict(job)).rounds * samples
+        rebuilt = any(s < int(job["t_max"]) for s in waits)
+        heights = 4 * samples * n * (2 if rebuilt else 1) + 16 * samples * L
+        return state, results, max(0, table - state), state + max(table, heights)
 
     def campaign_figures(self, points: Sequence[Mapping[str, Any]]) -> dict[str, str]:
         """W^2, beta_eff, C_h, C_s and lambda/z of every point."""
