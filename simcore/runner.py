@@ -7,12 +7,22 @@ import time
 from pathlib import Path
 
 from simcore import interrupt
+from simcore.backends import placement
+from simcore.backends.placement import GPU
 from simcore.config import ConfigError, config_hash
 from simcore.io.atomic import check_writable
 from simcore.io.checkpoint import checkpoint_path, load_checkpoint, save_checkpoint
 from simcore.io.dataset import run_attributes, write_dataset
 from simcore.io.provenance import now_iso, provenance, simcore_version
+from simcore.memory import (
+    OutOfMemory,
+    check_device_memory,
+    check_host_memory,
+    out_of_memory_where,
+    ran_out,
+)
 from simcore.models import make_simulation, registry
+from simcore.models.spec import ModelSpec
 from simcore.progress import Progress
 
 #: Exit statuses of ``simcore run`` (bad input, a ConfigError, is 2: see simcore.cli).
@@ -50,7 +60,81 @@ def run_job(
     is being written lets the write complete (``EXIT_OK``).
     """
     with interrupt.StopRequest() as stop:
-        return _run(cfg, Path(out), _wall_limit(max_wall, stop_at), progress, stop)
+        limit = _wall_limit(max_wall, stop_at)
+        deadline = None if limit is None else time.monotonic() + limit
+        out = Path(out)
+        try:
+            check_writable(out)
+        except OSError as exc:
+            raise ConfigError("--out", str(out), f"cannot write there: {exc}") from None
+        spec = registry.get(cfg["model"])
+        if cfg["backend"] != "gpu":
+            check_host_memory(cfg, spec)
+            return _guarded(cfg, spec, out, deadline, progress, stop, None)
+        return _on_a_free_gpu(cfg, spec, out, deadline, progress, stop)
+
+
+def _on_a_free_gpu(
+    cfg: dict,
+    spec: ModelSpec,
+    out: Path,
+    deadline: float | None,
+    progress: bool,
+    stop: interrupt.StopRequest,
+) -> int:
+    """:func:`_run` on a card that no other simcore job of this host holds
+    (:mod:`simcore.backends.placement`), waiting for one if all are held; the card is
+    released when the run ends.  Waiting counts against the wall limit."""
+    from simcore.backends.cuda import gpu_free_bytes, require_gpu, use_gpu, visible_gpus
+
+    require_gpu()
+
+    def give_up() -> bool:
+        return stop.requested or (deadline is not None and time.monotonic() >= deadline)
+
+    def say(line: str) -> None:
+        print(f"simcore: {line}", file=sys.stderr, flush=True)
+
+    try:
+        held = placement.claim(visible_gpus(), 1, should_stop=give_up, on_wait=say)
+    except placement.WaitStopped as exc:
+        resume = "; run the same command to resume" if checkpoint_path(out).exists() else ""
+        if stop.requested:
+            say(f"interrupted ({exc}); nothing written{resume}")
+            return EXIT_INTERRUPTED
+        say(f"{exc} until the wall limit; nothing written{resume}")
+        return EXIT_CHECKPOINTED
+    try:
+        (gpu,) = held.gpus
+        use_gpu(gpu)
+        if progress:
+            say(f"on {gpu.label()}")
+        check_host_memory(cfg, spec)
+        check_device_memory(cfg, spec, gpu_free_bytes())
+        return _guarded(cfg, spec, out, deadline, progress, stop, gpu)
+    finally:
+        held.release()
+
+
+def _guarded(
+    cfg: dict,
+    spec: ModelSpec,
+    out: Path,
+    deadline: float | None,
+    progress: bool,
+    stop: interrupt.StopRequest,
+    gpu: GPU | None,
+) -> int:
+    """:func:`_run` with the wall time left until ``deadline``; an allocation that fails
+    (host or GPU) becomes one line (:class:`~simcore.memory.OutOfMemory`)."""
+    limit = None if deadline is None else deadline - time.monotonic()
+    try:
+        return _run(cfg, out, limit, progress, stop, gpu)
+    except Exception as exc:
+        where = out_of_memory_where(exc)
+        if where is None:
+            raise
+        raise OutOfMemory(ran_out(cfg, spec, exc, where)) from None
 
 
 def _wall_limit(max_wall: float | None, stop_at: float | None) -> float | None:
@@ -63,13 +147,15 @@ def _wall_limit(max_wall: float | None, stop_at: float | None) -> float | None:
 
 
 def _run(
-    cfg: dict, out: Path, max_wall: float | None, progress: bool, stop: interrupt.StopRequest
+    cfg: dict,
+    out: Path,
+    max_wall: float | None,
+    progress: bool,
+    stop: interrupt.StopRequest,
+    gpu: GPU | None,
 ) -> int:
-    """:func:`run_job` under a :class:`~simcore.interrupt.StopRequest`."""
-    try:
-        check_writable(out)
-    except OSError as exc:
-        raise ConfigError("--out", str(out), f"cannot write there: {exc}") from None
+    """:func:`run_job` under a :class:`~simcore.interrupt.StopRequest`, on ``gpu`` (the
+    current device, claimed) for a GPU job."""
     sim = make_simulation(cfg)
     ckpt = checkpoint_path(out)
     chash = config_hash(cfg)
@@ -155,9 +241,10 @@ def _run(
     ds = sim.to_dataset(state)
     spec = registry.get(cfg["model"])
     segments = [*history, segment.line(f"finished at {sim.describe(state)}")]
-    ds.attrs = run_attributes(
-        cfg, spec, provenance(cfg["backend"], sim.device_name()), wall, segments
-    )
+    made_by = provenance(cfg["backend"], sim.device_name())
+    if gpu is not None:  # which card, whatever its name: its UUID and where it sits
+        made_by.update(device_uuid=gpu.uuid, device_pci_bus_id=gpu.pci_bus_id)
+    ds.attrs = run_attributes(cfg, spec, made_by, wall, segments)
     write_dataset(ds, out)
     ckpt.unlink(missing_ok=True)
     return EXIT_OK

@@ -1,5 +1,6 @@
-"""What every GPU model shares: the device check, the device's name, and one loader of
-CUDA sources (NVRTC through CuPy) with the shared headers and the stream tags.
+"""What every GPU model shares: the device check, the cards this process sees and the
+one it uses (:mod:`simcore.backends.placement` decides which), the device's name, and one
+loader of CUDA sources (NVRTC through CuPy) with the shared headers and the stream tags.
 
 CuPy is imported inside the functions only, so every module imports without a GPU.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+from simcore.backends.placement import GPU
 from simcore.checks import ConfigError
 from simcore.rng.streams import cuda_defines
 
@@ -30,13 +32,54 @@ def require_gpu() -> None:
         raise ConfigError("backend", "gpu", "no CUDA device is visible")
 
 
+def _text(value: object) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _uuid_text(raw: object) -> str:
+    """A card's UUID as nvidia-smi and ``CUDA_VISIBLE_DEVICES`` write it, from the 16 bytes
+    of ``cudaDeviceProp.uuid``."""
+    data = bytes(raw) if isinstance(raw, bytes | bytearray) else bytes(_text(raw), "latin-1")
+    h = data[:16].hex()
+    return f"GPU-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+
+
+def visible_gpus() -> list[GPU]:
+    """The cards CUDA shows this process (``CUDA_VISIBLE_DEVICES`` applied), in its
+    ordinal order, with their UUIDs and PCI bus ids.  Creates no context on any card."""
+    import cupy as cp
+
+    rt = cp.cuda.runtime
+    gpus = []
+    for i in range(rt.getDeviceCount()):
+        props = rt.getDeviceProperties(i)
+        pci = (f"{int(props['pciDomainID']):08X}:{int(props['pciBusID']):02X}:"
+               f"{int(props['pciDeviceID']):02X}.0")  # fmt: skip
+        uuid = _uuid_text(props["uuid"]) if props.get("uuid") else f"PCI-{pci}"
+        gpus.append(GPU(i, uuid, pci, _text(props["name"])))
+    return gpus
+
+
+def use_gpu(gpu: GPU) -> None:
+    """Make ``gpu`` this thread's current CUDA device (CuPy's arrays, kernels and
+    ``gpu_device_name`` follow it)."""
+    import cupy as cp
+
+    cp.cuda.runtime.setDevice(gpu.ordinal)
+
+
+def gpu_free_bytes() -> int:
+    """Free memory of the current card, in bytes (its context made, if not yet)."""
+    import cupy as cp
+
+    return int(cp.cuda.runtime.memGetInfo()[0])
+
+
 def gpu_device_name() -> str:
     """Name of the current CUDA device, for provenance and benchmark reports."""
     import cupy as cp
 
-    dev = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
-    name = dev["name"]
-    return name.decode() if isinstance(name, bytes) else str(name)
+    return _text(cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)["name"])
 
 
 def compile_options(defines: tuple[str, ...], *extra: str) -> tuple[str, ...]:

@@ -206,22 +206,30 @@ def run_bench_mgpu(
     csv_path: str | None,
 ) -> str:
     """Strong scaling on 1..N GPUs of this host (lulli2015 eqs. 18-21): one ``mpirun`` of
-    :mod:`simcore.models.ea3d.multigpu` per GPU count; markdown report with eta."""
+    :mod:`simcore.models.ea3d.multigpu` per GPU count; markdown report with eta.
+
+    The largest N it can run is claimed for the whole benchmark, all cards or none
+    (:mod:`simcore.backends.placement`), and the ranks see exactly those cards."""
     import shutil
     import subprocess
     import tempfile
 
-    from simcore.backends.cuda import gpu_device_name, require_gpu
+    from simcore.backends import placement
+    from simcore.backends.cuda import gpu_device_name, require_gpu, visible_gpus
 
     require_gpu()
-    import cupy as cp
-
     mpirun = shutil.which("mpirun")
     if mpirun is None:
         raise ConfigError("--gpus", gpus, "needs mpirun (Open MPI) and mpi4py on this machine")
-    available = cp.cuda.runtime.getDeviceCount()
+    visible = visible_gpus()
+    available = len(visible)
     root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
-    with tempfile.TemporaryDirectory() as tmp:
+    wait = {"on_wait": lambda line: print(f"simcore: {line}", file=sys.stderr, flush=True)}
+    with (
+        placement.claimed(visible, min(max(gpus), available), **wait) as held,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
+        env = {**os.environ, "CUDA_VISIBLE_DEVICES": placement.visible_devices_value(held)}
         table = os.path.join(tmp, "scaling.csv")
         for n in sorted(set(gpus)):
             if n > available:
@@ -230,7 +238,7 @@ def run_bench_mgpu(
             cmd = [mpirun, *root, "-np", str(n), sys.executable, "-m",
                    "simcore.models.ea3d.multigpu", "--L", *map(str, sizes), "--k", str(k),
                    "--sweeps", str(sweeps), "--repeats", str(repeats), "--csv", table]  # fmt: skip
-            subprocess.run(cmd, check=True, stdout=sys.stderr)
+            subprocess.run(cmd, check=True, stdout=sys.stderr, env=env)
         with open(table, newline="") as fh:
             rows = list(csv.DictReader(fh))
         if csv_path:
