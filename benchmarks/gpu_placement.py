@@ -158,7 +158,7 @@ def main() -> int:
         configs[name] = out / f"{name}.yaml"
         configs[name].write_text(yaml.safe_dump(campaign(name, jobs, args), sort_keys=False))
     # one job first, so that no phase pays for compiling the kernel
-    warm = campaign("placement_warmup", 1, args) | {"t_max": 10}
+    warm = campaign("placement_warmup", 1, args) | {"t_max": 200}
     (out / "warmup.yaml").write_text(yaml.safe_dump(warm, sort_keys=False))
     warmup = snakemake(out / "warmup", out / "warmup.yaml", 1, out / "warmup.log").wait()
     sampler = Sampler()

@@ -62,11 +62,13 @@ class WaitStopped(Exception):
     """The wait for a free card was given up: the job's stop time came or Ctrl-C."""
 
 
-def lock_dir() -> Path:
-    """The folder of the per-card lock files: ``$SIMCORE_GPU_LOCK_DIR``, else
-    ``simcore-gpu-locks`` in the system's temporary folder; made on first use, writable
-    by every user (sticky, as /tmp), so the jobs of all users of a host share it."""
-    given = os.environ.get(LOCK_DIR_ENV, "").strip()
+def lock_dir(directory: Path | None = None) -> Path:
+    """The folder of the per-card lock files (made if missing): ``directory``, else
+    ``$SIMCORE_GPU_LOCK_DIR``, else ``simcore-gpu-locks`` in the system's temporary folder,
+    which is made writable by every user (sticky, as /tmp), so the jobs of all users of a
+    host share it."""
+    given = str(directory) if directory is not None else os.environ.get(LOCK_DIR_ENV, "")
+    given = given.strip()
     path = Path(given) if given else Path(tempfile.gettempdir()) / "simcore-gpu-locks"
     try:
         path.mkdir(parents=True, exist_ok=True)
@@ -161,7 +163,7 @@ def claim(
             "gpus", count, f"more GPUs than this process sees ({len(gpus)}: {seen}); "
             "CUDA_VISIBLE_DEVICES limits them"
         )  # fmt: skip
-    directory = lock_dir() if directory is None else directory
+    directory = lock_dir(directory)
     told = False
     while True:
         got = try_claim(gpus, count, directory)
