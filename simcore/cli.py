@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     """
     console = argv is None
     try:
-        status = _main(sys.argv[1:] if console else list(argv))
+        status = _main(sys.argv[1:] if console else list(argv), console)
     except KeyboardInterrupt:
         status = interrupted("simcore")
     if console and status == EXIT_INTERRUPTED:
@@ -205,8 +205,9 @@ def main(argv: list[str] | None = None) -> int:
     return status
 
 
-def _main(argv: list[str]) -> int:
-    """:func:`main` without the handling of Ctrl-C."""
+def _main(argv: list[str], console: bool = False) -> int:
+    """:func:`main` without the handling of Ctrl-C (``console``: the process is this
+    command, so a GPU job's card can stay held until it exits)."""
     from simcore.campaign import CampaignError
     from simcore.models.registry import RegistryError
 
@@ -228,7 +229,12 @@ def _main(argv: list[str]) -> int:
 
             cfg = load_run_config(args.config)
             return run_job(
-                cfg, args.out, max_wall=max_wall, stop_at=stop_at, progress=not args.quiet
+                cfg,
+                args.out,
+                max_wall=max_wall,
+                stop_at=stop_at,
+                progress=not args.quiet,
+                hold_gpu=console,  # the card is free once this process has exited
             )
         if args.command == "status":
             from pathlib import Path

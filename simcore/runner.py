@@ -39,8 +39,15 @@ def run_job(
     max_wall: float | None = None,
     stop_at: float | None = None,
     progress: bool = True,
+    hold_gpu: bool = False,
 ) -> int:
     """Run the job ``cfg`` (validated) to ``out``; returns an exit status.
+
+    A GPU job runs on a card no other simcore job of this host holds
+    (:mod:`simcore.backends.placement`), waiting for one while all are held; waiting
+    counts against the wall limit.  The card is released when the job ends, or with
+    ``hold_gpu`` (``simcore run``, one job per process) only when the process ends, after
+    its CUDA context.
 
     ``EXIT_OK``: ``out`` written and the checkpoint removed.
     ``EXIT_CHECKPOINTED``: the wall limit was reached: ``max_wall`` seconds after the
@@ -71,7 +78,7 @@ def run_job(
         if cfg["backend"] != "gpu":
             check_host_memory(cfg, spec)
             return _guarded(cfg, spec, out, deadline, progress, stop, None)
-        return _on_a_free_gpu(cfg, spec, out, deadline, progress, stop)
+        return _on_a_free_gpu(cfg, spec, out, deadline, progress, stop, hold_gpu)
 
 
 def _on_a_free_gpu(
@@ -81,10 +88,10 @@ def _on_a_free_gpu(
     deadline: float | None,
     progress: bool,
     stop: interrupt.StopRequest,
+    hold_gpu: bool,
 ) -> int:
-    """:func:`_run` on a card that no other simcore job of this host holds
-    (:mod:`simcore.backends.placement`), waiting for one if all are held; the card is
-    released when the run ends.  Waiting counts against the wall limit."""
+    """:func:`_run` on a card that no other simcore job of this host holds, waiting for
+    one if all are held (see :func:`run_job`)."""
     from simcore.backends.cuda import gpu_free_bytes, require_gpu, use_gpu, visible_gpus
 
     require_gpu()
@@ -113,7 +120,10 @@ def _on_a_free_gpu(
         check_device_memory(cfg, spec, gpu_free_bytes())
         return _guarded(cfg, spec, out, deadline, progress, stop, gpu)
     finally:
-        held.release()
+        if hold_gpu:
+            held.hold_until_exit()
+        else:
+            held.release()
 
 
 def _guarded(

@@ -45,7 +45,9 @@ except ConfigError as exc:
     print("REFUSED " + str(exc), flush=True)
     sys.exit(2)
 print("GOT " + " ".join(g.uuid for g in held.gpus), flush=True)
-sys.stdin.readline()
+if sys.stdin.readline().strip() == "exit":  # keep the cards until the process ends
+    held.hold_until_exit()
+    sys.exit(0)
 held.release()
 print("RELEASED", flush=True)
 """
@@ -161,6 +163,32 @@ def test_a_killed_holder_frees_its_card(tmp_path, children) -> None:
     holder.proc.send_signal(signal.SIGKILL)
     holder.proc.wait(timeout=60)
     assert children(gpus, 1, tmp_path, wait=False).got() == [gpus[0].uuid]
+
+
+def test_a_card_held_until_exit_is_free_once_its_holder_has_exited(tmp_path, children) -> None:
+    """``simcore run`` keeps its card until its process ends (so that the next job never
+    meets its CUDA context): the card stays taken after the job's work, and is free as
+    soon as the process has exited."""
+    gpus = fake_gpus(1)
+    holder = children(gpus, 1, tmp_path)
+    assert holder.got() == [gpus[0].uuid]
+    holder.proc.stdin.write("exit\n")
+    holder.proc.stdin.flush()
+    assert holder.proc.wait(timeout=60) == 0
+    assert children(gpus, 1, tmp_path, wait=False).got() == [gpus[0].uuid]
+
+
+def test_holding_until_exit_keeps_the_card_taken(tmp_path) -> None:
+    """In the holding process itself, a card held until exit is still taken: another
+    claim of it in this process (another open file) is refused."""
+    gpus = fake_gpus(1)
+    placement.claim(gpus, 1, tmp_path).hold_until_exit()
+    with pytest.raises(ConfigError, match="no free GPU"):
+        placement.claim(gpus, 1, tmp_path, wait=False)
+    for fds in placement._HELD:  # this test's claim, let go so that no other test meets it
+        for fd in fds:
+            os.close(fd)
+    placement._HELD.clear()
 
 
 def test_locks_follow_the_uuid_not_the_ordinal(tmp_path, children) -> None:

@@ -83,6 +83,10 @@ def lock_dir(directory: Path | None = None) -> Path:
     return path
 
 
+#: Lock files of claims held until the process ends (:meth:`Claim.hold_until_exit`).
+_HELD: list[list[int]] = []
+
+
 class Claim:
     """Cards held by this process: their lock files stay locked until :meth:`release`
     (or the process's end)."""
@@ -90,6 +94,24 @@ class Claim:
     def __init__(self, gpus: list[GPU], fds: list[int]):
         self.gpus = gpus
         self._fds = fds
+
+    def hold_until_exit(self) -> None:
+        """Keep the cards until this process ends, when the kernel closes its files in
+        the order of their numbers: the lock files are moved to high numbers, above the
+        CUDA driver's, so a card is free again only once this process's context on it is
+        gone (the next job never meets it, in nvidia-smi or in the card's free memory)."""
+        import resource
+
+        high = max(min(resource.getrlimit(resource.RLIMIT_NOFILE)[0], 4096) - 64, 3)
+        moved = []
+        for fd in self._fds:
+            try:
+                moved.append(fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, high))
+                os.close(fd)
+            except OSError:
+                moved.append(fd)  # kept where it is: released at exit all the same
+        _HELD.append(moved)
+        self._fds = []
 
     def release(self) -> None:
         """Unlock and close the lock files (idempotent)."""
