@@ -13,7 +13,7 @@ from simcore.config import ConfigError, config_hash
 from simcore.io.atomic import check_writable
 from simcore.io.checkpoint import checkpoint_path, load_checkpoint, save_checkpoint
 from simcore.io.dataset import run_attributes, write_dataset
-from simcore.io.provenance import now_iso, provenance, simcore_version
+from simcore.io.provenance import model_provenance, now_iso, provenance, simcore_version
 from simcore.memory import (
     OutOfMemory,
     check_device_memory,
@@ -251,13 +251,26 @@ def _run(
     ds = sim.to_dataset(state)
     spec = registry.get(cfg["model"])
     segments = [*history, segment.line(f"finished at {sim.describe(state)}")]
-    made_by = provenance(cfg["backend"], sim.device_name())
-    if gpu is not None:  # which card, whatever its name: its UUID and where it sits
-        made_by.update(device_uuid=gpu.uuid, device_pci_bus_id=gpu.pci_bus_id)
+    made_by = run_provenance(cfg, spec, sim.device_name(), gpu)
     ds.attrs = run_attributes(cfg, spec, made_by, wall, segments)
     write_dataset(ds, out)
     ckpt.unlink(missing_ok=True)
     return EXIT_OK
+
+
+def run_provenance(
+    cfg: dict, spec: ModelSpec, device_name: str | None, gpu: GPU | None = None
+) -> dict[str, str]:
+    """The provenance attributes of a run file: simcore's code and the machine
+    (:func:`~simcore.io.provenance.provenance`); for a GPU run the card, by UUID and PCI
+    bus id, whatever its index; and the model's own code (``model_distribution``,
+    ``model_version``, ``model_commit`` of the distribution whose entry point provides
+    it), so that a changed plug-in is as visible as a changed simcore."""
+    made_by = provenance(cfg["backend"], device_name)
+    if gpu is not None:
+        made_by.update(device_uuid=gpu.uuid, device_pci_bus_id=gpu.pci_bus_id)
+    made_by.update(model_provenance(registry.distribution(spec.name)))
+    return made_by
 
 
 class _Segment:

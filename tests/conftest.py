@@ -16,12 +16,23 @@ pytest.register_assert_rewrite("simcore.testing")
 
 from simcore.testing import assert_same_run_files, run_simcore, run_with_stops  # noqa: E402
 
-__all__ = ["assert_same_run_files", "nvcc_ptx", "run_and_load", "run_simcore", "run_steps",
-           "run_with_stops", "small_config"]  # fmt: skip
+__all__ = ["assert_same_run_files", "gpu_count", "nvcc_ptx", "run_and_load", "run_simcore",
+           "run_steps", "run_with_stops", "small_config"]  # fmt: skip
 
 #: The plug-ins' own test suites run with the plug-in installed (tests/test_models.py
 #: runs them so), never as part of simcore's.
 collect_ignore = ["plugins"]
+
+
+def gpu_count() -> int:
+    """CUDA devices this process sees (0 without CuPy, a driver or a device): the skip
+    condition of every GPU test."""
+    try:
+        import cupy as cp
+
+        return int(cp.cuda.runtime.getDeviceCount())
+    except Exception:  # noqa: BLE001 - no cupy, no driver, no device: all mean "no GPU"
+        return 0
 
 
 def small_config(**overrides) -> dict:

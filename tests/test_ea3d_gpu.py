@@ -8,7 +8,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from conftest import nvcc_ptx
+from conftest import gpu_count, nvcc_ptx
 from test_kpz_gpu import needs_gpu
 
 from simcore.models.ea3d.gpu import CUDA_SOURCE, KERNEL_NAME, compile_defines
@@ -82,17 +82,8 @@ def test_slabs_on_one_gpu_equal_one_lattice(L: int, k: int, n_slabs: int) -> Non
     assert run_local(L, k, n_slabs, sweeps=7, T=1.0, seed=99)
 
 
-def _n_gpus() -> int:
-    try:
-        import cupy as cp
-
-        return cp.cuda.runtime.getDeviceCount()
-    except Exception:  # noqa: BLE001 - no cupy or no driver
-        return 0
-
-
 @pytest.mark.gpu
-@pytest.mark.skipif(_n_gpus() < 2 or shutil.which("mpirun") is None, reason="needs 2 GPUs + MPI")
+@pytest.mark.skipif(gpu_count() < 2 or shutil.which("mpirun") is None, reason="needs 2 GPUs + MPI")
 def test_two_gpus_with_mpi_equal_one_gpu() -> None:
     """mpirun -np 2: each rank a GPU, planes exchanged by CUDA IPC or through the host
     with MPI: bit-identical to one GPU."""
@@ -110,7 +101,7 @@ def test_two_gpus_with_mpi_equal_one_gpu() -> None:
 
 
 @pytest.mark.gpu
-@pytest.mark.skipif(_n_gpus() < 1 or shutil.which("mpirun") is None, reason="needs a GPU + MPI")
+@pytest.mark.skipif(gpu_count() < 1 or shutil.which("mpirun") is None, reason="needs a GPU + MPI")
 @pytest.mark.parametrize("ranks", [1, 2, 3])
 def test_ranks_sharing_one_gpu_equal_one_gpu(ranks: int) -> None:
     """The multi-GPU program with every rank on the same GPU (CUDA IPC between processes

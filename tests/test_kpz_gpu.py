@@ -8,7 +8,7 @@ import shutil
 import numpy as np
 import pytest
 import xarray as xr
-from conftest import nvcc_ptx
+from conftest import gpu_count, nvcc_ptx
 from test_kpz_decomposed import K0, K1, geo_of, params_of
 
 from simcore.models.kpz.decomposed import dd_sweeps
@@ -19,16 +19,7 @@ from simcore.models.kpz.lattice import flat_lattice
 TWO_LAYER = [s for s in all_schemes() if parse_scheme(s)[1]]
 
 
-def _has_gpu() -> bool:
-    try:
-        import cupy as cp
-
-        return cp.cuda.runtime.getDeviceCount() > 0
-    except Exception:  # noqa: BLE001 - no cupy, no driver, no device: all mean "no GPU"
-        return False
-
-
-needs_gpu = pytest.mark.skipif(not _has_gpu(), reason="needs CuPy and a CUDA GPU")
+needs_gpu = pytest.mark.skipif(gpu_count() < 1, reason="needs CuPy and a CUDA GPU")
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
@@ -169,7 +160,7 @@ def test_gpu_run_stopped_at_every_sampling_time_equals_cpu_run(tmp_path, scheme:
         np.testing.assert_array_equal(cpu[var].values, gpu[var].values)
 
 
-@pytest.mark.skipif(_has_gpu(), reason="checks what a machine without a GPU says")
+@pytest.mark.skipif(gpu_count() > 0, reason="checks what a machine without a GPU says")
 def test_gpu_backend_without_gpu_is_a_one_line_error(tmp_path, write_config) -> None:
     from conftest import run_simcore, small_config
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import gpu_count
 
 from simcore.config import validate_run_config
 from simcore.memory import cgroup_room, format_bytes, host_free_bytes, job_work
@@ -118,12 +119,12 @@ def test_cgroup_room_takes_the_tightest_limit(tmp_path):
 
 
 def _gpu_total() -> int:
-    try:
-        import cupy
-
-        return int(cupy.cuda.Device(0).mem_info[1])
-    except Exception:  # noqa: BLE001 - no CuPy, no driver: no GPU
+    """Bytes of the first card (0 without a GPU)."""
+    if gpu_count() < 1:
         return 0
+    import cupy
+
+    return int(cupy.cuda.Device(0).mem_info[1])
 
 
 @pytest.mark.gpu

@@ -25,6 +25,7 @@ import tracemalloc
 from typing import Any
 
 import pytest
+from conftest import gpu_count
 
 from simcore.config import validate_run_config
 from simcore.models import make_simulation, registry
@@ -81,16 +82,7 @@ GPU_JOBS: dict[str, dict[str, Any]] = {
 }
 
 
-def _has_gpu() -> bool:
-    try:
-        import cupy as cp
-
-        return cp.cuda.runtime.getDeviceCount() > 0
-    except Exception:  # noqa: BLE001 - no cupy, no driver, no device: all mean "no GPU"
-        return False
-
-
-needs_gpu = pytest.mark.skipif(not _has_gpu(), reason="needs CuPy and a CUDA GPU")
+needs_gpu = pytest.mark.skipif(gpu_count() < 1, reason="needs CuPy and a CUDA GPU")
 
 
 def _job(raw: dict[str, Any], checkpoint: bool = False) -> None:

@@ -24,7 +24,6 @@ import yaml
 
 from simcore.checks import ConfigError
 from simcore.config import validate_run_config
-from simcore.io.dataset import run_attributes
 from simcore.io.provenance import (
     IN_PROCESS,
     git_commit,
@@ -35,6 +34,7 @@ from simcore.io.provenance import (
 from simcore.models import registry
 from simcore.models.spec import ModelSpec
 from simcore.rng.streams import STREAMS
+from simcore.runner import run_provenance
 from simcore.testing import (
     ModelContract,
     campaign_config,
@@ -167,7 +167,7 @@ def test_run_files_name_the_model_distribution(plugin_env, tmp_path) -> None:
         assert ds.attrs["model_version"] == "0.1.0"
         assert ds.attrs["model_commit"] == ""
     kpz = registry.get("kpz")
-    attrs = run_attributes(validate_run_config(example_config(kpz)), kpz, {}, 1.0)
+    attrs = run_provenance(validate_run_config(example_config(kpz)), kpz, None)
     assert attrs["model_distribution"] == "simcore"
     assert attrs["model_version"] == metadata.version("simcore")
     assert attrs["model_commit"] == git_commit()
@@ -179,7 +179,7 @@ def test_run_files_name_the_model_distribution(plugin_env, tmp_path) -> None:
     try:
         assert registry.distribution("rd1d_in_process") is None
         copy = validate_run_config(example_config(InProcess()))
-        attrs = run_attributes(copy, registry.get("rd1d_in_process"), {}, 1.0)
+        attrs = run_provenance(copy, registry.get("rd1d_in_process"), None)
     finally:
         registry.unregister("rd1d_in_process")
     assert attrs["model_distribution"] == IN_PROCESS

@@ -22,8 +22,6 @@ import yaml
 
 from simcore.config import config_hash
 from simcore.io.atomic import atomic_path
-from simcore.io.provenance import model_provenance
-from simcore.models import registry
 
 if TYPE_CHECKING:  # the spec is passed in: io depends on no model code
     from simcore.models.spec import ModelSpec
@@ -147,11 +145,9 @@ def run_attributes(
 
     Every key that applies to the run is an attribute, a number where it is one; a key
     whose value is None (a default computed from other keys, e.g. kpz's ``border``) has
-    none.  The title names the point's keys from the same values.  The model's own code
-    is named after simcore's provenance (``prov``): ``model_distribution``,
-    ``model_version`` and ``model_commit`` of the distribution whose entry point provides
-    the model (:func:`simcore.io.provenance.model_provenance`), so a changed plug-in is
-    as visible as a changed simcore."""
+    none.  The title names the point's keys from the same values.  ``prov`` is what
+    :func:`simcore.runner.run_provenance` gives: simcore's code, the machine and card, and
+    the model's own code."""
     shared = point_config_keys(spec)
     params: dict[str, Any] = {}
     for key in dict.fromkeys((*shared, *COMMON_ATTR_KEYS)):
@@ -176,7 +172,6 @@ def run_attributes(
     attrs["run_segments"] = max(len(segments), 1)
     attrs.update(params)
     attrs.update(prov)
-    attrs.update(model_provenance(registry.distribution(spec.name)))
     attrs["config_hash"] = config_hash(cfg)
     attrs["point_config_keys"] = " ".join(k for k in shared if k in cfg)
     attrs["point_config_hash"] = config_hash({k: cfg[k] for k in shared if k in cfg})

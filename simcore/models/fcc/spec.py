@@ -157,14 +157,8 @@ class FCCSpec(ModelSpec):
         n_times = n_times_estimate(t_max, int(job["points_per_decade"]), 0)
         seconds = L**3 // 2 * t_max * samples / rate
         seconds += n_times * samples * L**3 / MEASURE_SITES_PER_SECOND
-        state, results, scratch, device = self._memory(job)
-        return Work(
-            seconds=seconds,
-            state_bytes=state,
-            result_bytes=results,
-            scratch_bytes=scratch,
-            device_bytes=device,
-        )
+        # (state, results, scratch, device) bytes: Work's fields in that order
+        return Work(seconds, *self._memory(job))
 
     @staticmethod
     def _memory(job: Mapping[str, Any]) -> tuple[int, int, int, int]:

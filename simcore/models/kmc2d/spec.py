@@ -206,14 +206,8 @@ class KMC2DSpec(ModelSpec):
             scale = float(job.get("k2", 1.0)) * math.exp(4.0 * max(-float(job["phi"]), 0.0))
         gpu = job["backend"] == "gpu"
         rate = rates["gpu_events_per_second" if gpu else RATE_KEY[scheme_of(job)]]
-        state, results, scratch, device = self._memory(job)
-        return Work(
-            seconds=L * L * t_max * samples * scale / rate,
-            state_bytes=state,
-            result_bytes=results,
-            scratch_bytes=scratch,
-            device_bytes=device,
-        )
+        # (state, results, scratch, device) bytes: Work's fields in that order
+        return Work(L * L * t_max * samples * scale / rate, *self._memory(job))
 
     @staticmethod
     def _memory(job: Mapping[str, Any]) -> tuple[int, int, int, int]:

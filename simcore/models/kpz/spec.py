@@ -174,14 +174,8 @@ class KPZSpec(ModelSpec):
         n_sites = int(job["L"]) ** int(job["dim"])
         samples, t_max = int(job["samples"]), int(job["t_max"])
         rate = rates["gpu_updates_per_second" if job["backend"] == "gpu" else "updates_per_second"]
-        state, results, scratch, device = self._memory(job)
-        return Work(
-            seconds=n_sites * t_max * samples / rate,
-            state_bytes=state,
-            result_bytes=results,
-            scratch_bytes=scratch,
-            device_bytes=device,
-        )
+        # (state, results, scratch, device) bytes: Work's fields in that order
+        return Work(n_sites * t_max * samples / rate, *self._memory(job))
 
     @staticmethod
     def _memory(job: Mapping[str, Any]) -> tuple[int, int, int, int]:
