@@ -12,8 +12,15 @@ import numpy as np
 import pytest
 import xarray as xr
 import yaml
-from conftest import assert_same_run_files, run_and_load, run_simcore, run_steps, run_with_stops
-from test_kpz_gpu import _has_gpu, needs_gpu
+from conftest import (
+    assert_same_run_files,
+    gpu_count,
+    run_and_load,
+    run_simcore,
+    run_steps,
+    run_with_stops,
+)
+from test_kpz_gpu import needs_gpu
 
 from analysis.aggregate import aggregate
 from analysis.estimates import local_slope_of
@@ -115,7 +122,7 @@ def test_simcore_run_bad_config_exit_2(tmp_path: Path, write_config) -> None:
         assert not out.exists()
 
 
-@pytest.mark.skipif(_has_gpu(), reason="there is a GPU")
+@pytest.mark.skipif(gpu_count() > 0, reason="there is a GPU")
 def test_gpu_backend_without_a_gpu_is_a_config_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as err:
         run_job(validate_run_config(job("dt", backend="gpu")), tmp_path / "g.nc", progress=False)
