@@ -329,8 +329,10 @@ def test_ctrl_c_ends_with_counts_the_resume_command_and_sigint(tmp_path: Path) -
     simulate jobs have logged their progress: each finishes its step, writes its checkpoint
     and ends by SIGINT; the command ends with both jobs stopped with a checkpoint, the
     command that resumes (the profile reruns incomplete jobs, so nothing is added) and its
-    own death by SIGINT, as a shell loop needs to stop too."""
-    _write_campaign(tmp_path, samples=2, samples_per_job=1, t_max=100_000,
+    own death by SIGINT, as a shell loop needs to stop too.  Each job runs 20 samples one
+    after the other and logs its first progress line (5 %) when its first sample is done,
+    so the Ctrl-C finds it with 19 samples to go, however fast the machine."""
+    _write_campaign(tmp_path, samples=40, samples_per_job=20, t_max=20_000,
                     points_per_decade=20, points=[{"dim": 2, "L": 64}])  # fmt: skip
     logs = tmp_path / "results" / "stops" / "logs" / "simulate" / P64
     logs.mkdir(parents=True)
