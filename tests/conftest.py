@@ -5,6 +5,7 @@ comparing run files, and calling the simcore command.  The helpers of the model 
 
 from __future__ import annotations
 
+import signal
 import subprocess
 from pathlib import Path
 
@@ -16,12 +17,20 @@ pytest.register_assert_rewrite("simcore.testing")
 
 from simcore.testing import assert_same_run_files, run_simcore, run_with_stops  # noqa: E402
 
-__all__ = ["assert_same_run_files", "gpu_count", "nvcc_ptx", "run_and_load", "run_simcore",
-           "run_steps", "run_with_stops", "small_config"]  # fmt: skip
+__all__ = ["assert_same_run_files", "default_sigint", "gpu_count", "nvcc_ptx", "run_and_load",
+           "run_simcore", "run_steps", "run_with_stops", "small_config"]  # fmt: skip
 
 #: The plug-ins' own test suites run with the plug-in installed (tests/test_models.py
 #: runs them so), never as part of simcore's.
 collect_ignore = ["plugins"]
+
+
+def default_sigint() -> None:
+    """In a child before it starts (``preexec_fn``): Ctrl-C's default disposition.  A test
+    run started in the background (``cmd &`` in a script, as a CI runner may) inherits
+    SIGINT ignored, and a program that starts with SIGINT ignored keeps ignoring it, as a
+    user's foreground command never does."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def gpu_count() -> int:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import run_simcore, small_config
+from conftest import default_sigint, run_simcore, small_config
 
 
 def _png() -> bytes:
@@ -126,14 +126,6 @@ def test_a_valid_config_still_runs(tmp_path: Path) -> None:
 KILLED_BY_SIGINT = -signal.SIGINT
 
 
-def _default_sigint() -> None:
-    """In a child before it starts: Ctrl-C's default disposition.  A test run started in
-    the background (``cmd &`` in a script, as a CI runner may) inherits SIGINT ignored,
-    and a program that starts with SIGINT ignored keeps ignoring it, as a user's
-    foreground command never does."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 @pytest.fixture
 def sigint_handled():
     """Python's own Ctrl-C handler in this process for the test (whatever the test run
@@ -153,7 +145,7 @@ def _start(*args: str | Path) -> subprocess.Popen:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     cmd = [sys.executable, "-m", "simcore.cli", *map(str, args)]
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-                            preexec_fn=_default_sigint)  # fmt: skip
+                            preexec_fn=default_sigint)  # fmt: skip
 
 
 def _wait_for_stderr(proc: subprocess.Popen, pattern: str, timeout: float = 120) -> bytes:
@@ -274,7 +266,7 @@ def _interrupt_while_reading(
         stderr=subprocess.PIPE,
         env=env,
         start_new_session=group,
-        preexec_fn=_default_sigint,
+        preexec_fn=default_sigint,
     )
     deadline = time.monotonic() + 120
     while True:  # a writer can open the pipe without blocking once the command has it open

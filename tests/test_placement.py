@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 import xarray as xr
 import yaml
-from conftest import gpu_count
+from conftest import default_sigint, gpu_count
 
 from simcore.backends import placement
 from simcore.backends.placement import GPU
@@ -233,7 +233,7 @@ def _gpu_job(tmp_path: Path, name: str, t_max: int = 20, **extra) -> Path:
 
 def _simcore(*args, env: dict | None = None, **popen) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "simcore.cli", *map(str, args)],
-                            env=env, text=True, **popen)  # fmt: skip
+                            env=env, text=True, preexec_fn=default_sigint, **popen)  # fmt: skip
 
 
 @pytest.mark.gpu

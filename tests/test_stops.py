@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import default_sigint
 
 from simcore.campaign import load_campaign
 from simcore.campaign.stops import (
@@ -340,7 +341,7 @@ def test_ctrl_c_ends_with_counts_the_resume_command_and_sigint(tmp_path: Path) -
     cmd = _command(tmp_path, "datasets", "--configfile", str(tmp_path / "c.yaml"),
                    "--cores", "2")  # fmt: skip
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            start_new_session=True)  # fmt: skip
+                            start_new_session=True, preexec_fn=default_sigint)  # fmt: skip
     assert proc.stdout is not None
     out = bytearray()
     try:
