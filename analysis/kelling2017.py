@@ -10,9 +10,10 @@ Draw functions (the kpz spec's paper figures; ``python -m analysis.papers FIGURE
   plateau, a correlation-free one (DTr) follows the sequential curve.
 - :func:`fig4` (Figs. 4, 5): height autocorrelation ``C_h(t, s)`` vs ``t/s`` of two-layer
   schemes labelled by scheme and thread-cell configuration (TC), and below it the
-  effective exponent ``lambda_h/z`` (Fig. 5b; option ``exponent=h``) or ``lambda_s/z``
-  (Fig. 4b; ``exponent=s``).  Why: block-layer domains that are too small raise ``C_h`` at
-  late times; self-consistency across TC is the test.
+  effective exponent ``lambda_h/z`` (Figs. 4a, 5a; option ``exponent=h``), or the slope
+  autocorrelation ``C_s`` and ``lambda_s/z`` (Fig. 4b; ``exponent=s``).  Why: block-layer
+  domains that are too small raise ``C_h`` at late times; self-consistency across TC is
+  the test.
 - :func:`fig5b` (Fig. 5b): the local slopes ``lambda_h/z`` of ``C_h(t, s)`` vs ``t/s`` for
   every waiting time of every point (one colour per point, one marker and line style per
   s), with jackknife error bars.  Why: block-layer DB (DTrDB) should give the same
@@ -27,7 +28,10 @@ Draw functions (the kpz spec's paper figures; ``python -m analysis.papers FIGURE
   min-max bars) vs L and run time per MCS vs L, one line per (scheme, TC, p, q, device),
   from the table of ``simcore bench dd --csv``.
 
-The first four take the analysis files of :mod:`analysis.kpz`, one per point.
+The first four take the analysis files of :mod:`analysis.kpz`, one per point; the
+correlation figures of Fig. 3 beyond (b) (:func:`analysis.kelling2017_corr.fig3a`, the noise
+levels of Fig. 3b :func:`analysis.kelling2017_corr.fig3b_noise`) live in
+:mod:`analysis.kelling2017_corr`.
 """
 
 from __future__ import annotations
@@ -322,11 +326,12 @@ def plot_fig3b(datasets: Sequence[xr.Dataset], s: float | None = None) -> Figure
 def plot_fig4(
     datasets: Sequence[xr.Dataset], s: float | None = None, exponent: Literal["h", "s"] = "h"
 ) -> Figure:
-    """kelling2017 Figs. 4/5: C_h(t, s) vs t/s of two-layer schemes, labelled scheme + TC.
+    """kelling2017 Figs. 4/5: C(t, s) vs t/s of two-layer schemes, labelled scheme + TC.
 
-    Panel (a): C_h at one waiting time ``s`` (default: the largest common one) with
-    jackknife errors.  Panel (b), drawn when the datasets hold it: the effective exponent
-    ``lambda_h/z`` (``exponent="h"``, the local slopes of panel (a), Fig. 5b) or
+    Panel (a): the autocorrelation whose slopes panel (b) shows, at one waiting time ``s``
+    (default: the largest common one) with jackknife errors: C_h for ``exponent="h"``
+    (Figs. 4a, 5a), C_s for ``"s"`` (the inset of Fig. 4b).  Panel (b), drawn when the
+    datasets hold it: the effective exponent ``lambda_h/z`` (``exponent="h"``, Fig. 5b) or
     ``lambda_s/z`` (``"s"``, Fig. 4b) at the same s with jackknife errors, over the windows
     the analysis chose from the errors (:data:`analysis.kpz.LAMBDA_WINDOW_RULE`), at their
     geometric midpoints.  Other schemes passed in are drawn too (sequential in black), so a
@@ -343,8 +348,8 @@ def plot_fig4(
         height = stack_height(nrows) + _legend_height(len(dss) + 2)
         fig, axes = new_figure(nrows, 1, height)
         ax = axes[0, 0]
-        _plot_c(ax, dss, "h", s_val)
-        ax.set_ylabel(axis_label(r"$C_h(t,s)$", dss[0]["C_h_mean"].attrs))
+        _plot_c(ax, dss, exponent, s_val)
+        ax.set_ylabel(axis_label(rf"$C_{exponent}(t,s)$", dss[0][f"C_{exponent}_mean"].attrs))
         if with_exponent:
             ax.set_title("(a)", loc="left")
             bx = axes[1, 0]
@@ -711,7 +716,8 @@ def fig3b(inputs: Sequence[str], s: float | None = None) -> Drawn:
 
 def fig4(inputs: Sequence[str], s: float | None = None, exponent: Literal["h", "s"] = "h") -> Drawn:
     """Figs. 4/5 (:func:`plot_fig4`) from the analysis files ``inputs`` of the points, at
-    waiting time ``s``, panel (b) lambda_h/z (``exponent="h"``) or lambda_s/z (``"s"``)."""
+    waiting time ``s``: C_h and lambda_h/z (``exponent="h"``: Figs. 4a, 5a) or C_s and
+    lambda_s/z (``"s"``: Fig. 4b)."""
     datasets = load_paper_analyses(inputs)
     return plot_fig4(datasets, s=s, exponent=exponent), provenance(datasets)
 

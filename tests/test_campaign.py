@@ -476,7 +476,8 @@ def test_papers_target_one_figure_runs_only_its_points(tmp_path: Path) -> None:
     out = proc.stdout + proc.stderr
     runs = {o.split("/")[3] for o in planned_outputs(out, "simulate")}
     assert runs == set(camp.figure_points("kelling2017_fig3b"))
-    assert all("_L1024_" in r for r in runs) and len(runs) == 4
+    assert all("_L1024_" in r for r in runs)
+    assert len(runs) == sum(pt.get("L") == 1024 for pt in camp.points) >= 4
     assert "benchmark" not in job_counts(out)
 
 

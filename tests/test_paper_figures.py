@@ -331,7 +331,9 @@ def test_bench_table_errors_name_file(tmp_path: Path) -> None:
         kelling2017.load_bench_table(write_bench(tmp_path / "empty.csv", []))
 
 
-@pytest.mark.parametrize("kind", ["fig3b", "fig4", "fig5b", "fig6", "performance"])
+@pytest.mark.parametrize(
+    "kind", ["fig3a", "fig3b", "fig3b_noise", "fig4", "fig5b", "fig6", "performance"]
+)
 def test_cli_writes_png_and_pdf(kind: str, files: dict[str, Path], tmp_path: Path) -> None:
     if kind == "performance":
         inputs = [str(write_bench(tmp_path / "bench.csv", bench_rows()))]

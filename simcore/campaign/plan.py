@@ -23,13 +23,14 @@ import itertools
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from simcore.campaign.figure_options import check_options, option_text
 from simcore.campaign.resources import estimate, resource_parameters
 from simcore.campaign.schema import SCHEMA_PATH, CampaignError, load_schema, validate_config
 from simcore.checks import ConfigError, ConfigFileError, check_wall_seconds, closest
@@ -98,11 +99,21 @@ class Point:
 @dataclass(frozen=True)
 class CampaignFigure:
     """A comparison figure that a campaign draws: its file stem, the figure of the
-    registry's table, and its points (``None``: all; empty for a figure of benchmarks)."""
+    registry's table, its points (``None``: all; empty for a figure of benchmarks) and
+    the keyword options of its draw function (``options:`` of the entry, checked)."""
 
     name: str
     figure: PaperFigure
     points: tuple[str, ...] | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def set_arguments(self) -> list[str]:
+        """The options as arguments of ``python -m analysis.papers``: ``--set KEY=VALUE``
+        each, in the entry's order (:func:`option_text`)."""
+        args: list[str] = []
+        for key, value in self.options.items():
+            args += ["--set", f"{key}={option_text(value)}"]
+        return args
 
 
 @dataclass(frozen=True)
@@ -441,7 +452,8 @@ def numbers_from_text(
     wherever a number is expected: a campaign-wide key the ``schema`` types as a number
     (``job_resources`` rates, ``max_wall``, ``samples``, ...), a model key whose
     :attr:`~simcore.models.spec.Key.type` is numeric (kpz's ``p``, ``waiting_times``), in
-    the campaign, in its ``points`` entries and in ``paper_figures`` selections.
+    the campaign, in its ``points`` entries and in ``paper_figures`` selections, and every
+    value of a ``paper_figures`` entry's ``options`` that reads as a number.
 
     Why: Snakemake reads a campaign file itself, with PyYAML (YAML 1.1), before the
     Snakefile runs, so ``p: 1e-1`` or ``updates_per_second: 1e7`` reach the workflow as
@@ -480,11 +492,26 @@ def numbers_from_text(
         ]
     if isinstance(out.get("paper_figures"), list):
         out["paper_figures"] = [
-            {**e, "select": fix(e["select"], select_numbers)}
-            if isinstance(e, Mapping) and isinstance(e.get("select"), Mapping)
-            else e
-            for e in out["paper_figures"]
+            _figure_numbers(e, lambda m: fix(m, select_numbers)) for e in out["paper_figures"]
         ]
+    return out
+
+
+def _figure_numbers(entry: Any, fix: Callable[[Mapping[str, Any]], dict[str, Any]]) -> Any:
+    """A ``paper_figures`` entry with numbers read in its ``select`` (a mapping, or a list
+    of mappings: ``fix`` reads the model's numeric keys of one) and in its ``options``
+    (every value that reads as a number: the draw function's types are not known here,
+    and a string option that reads as a number is meant as one)."""
+    if not isinstance(entry, Mapping):
+        return entry
+    out = dict(entry)
+    select = out.get("select")
+    if isinstance(select, Mapping):
+        out["select"] = fix(select)
+    elif isinstance(select, list):
+        out["select"] = [fix(m) if isinstance(m, Mapping) else m for m in select]
+    if isinstance(out.get("options"), Mapping):
+        out["options"] = {k: _as_number(v) for k, v in out["options"].items()}
     return out
 
 
@@ -616,24 +643,39 @@ def _paper_figures(
                     f"{where}.select: {kind} is drawn from benchmarks "
                     f"({', '.join(figure.bench)}), not points"
                 )
-            allowed = (*spec.keys, *SELECT_SETTINGS)
-            for key in select:
-                if key not in allowed:
-                    raise CampaignError(
-                        f"{where}.select.{key}: unknown key of model {spec.name}"
-                        f"{closest(key, allowed)}"
-                    )
-            chosen = tuple(
-                pt.name
-                for pt in points
-                if all(_selected(pt.get(key), want) for key, want in select.items())
-            )
-            if not chosen:
-                raise CampaignError(f"{where}.select: matches no point (value: {select!r})")
+            chosen = _select_points(spec, f"{where}.select", select, points)
+        options = check_options(where, kind, figure, entry.get("options"))
         if name in {f.name for f in figures}:
             raise CampaignError(f"{where}.name: {name!r} is used twice")
-        figures.append(CampaignFigure(name=name, figure=figure, points=chosen))
+        figures.append(CampaignFigure(name=name, figure=figure, points=chosen, options=options))
     return tuple(figures)
+
+
+def _select_points(
+    spec: ModelSpec, where: str, select: Any, points: list[Point]
+) -> tuple[str, ...]:
+    """The names of the points a ``select`` draws, in campaign order: those matching the
+    mapping (every key one of its values), or any mapping of a list of them; each mapping
+    must match a point (else it is a typo)."""
+    alternatives = select if isinstance(select, list) else [select]
+    allowed = (*spec.keys, *SELECT_SETTINGS)
+    matched: set[str] = set()
+    for i, wanted in enumerate(alternatives):
+        at = f"{where}[{i}]" if isinstance(select, list) else where
+        for key in wanted:
+            if key not in allowed:
+                raise CampaignError(
+                    f"{at}.{key}: unknown key of model {spec.name}{closest(key, allowed)}"
+                )
+        hits = {
+            pt.name
+            for pt in points
+            if all(_selected(pt.get(key), want) for key, want in wanted.items())
+        }
+        if not hits:
+            raise CampaignError(f"{at}: matches no point (value: {wanted!r})")
+        matched |= hits
+    return tuple(pt.name for pt in points if pt.name in matched)
 
 
 def _benchmarks(lines: list[str]) -> tuple[str, ...]:

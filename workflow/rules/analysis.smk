@@ -51,7 +51,8 @@ rule figure:
 rule paper_figure:
     """A comparison figure of the papers (campaign key `paper_figures`), from the analyses
     of the points it selects or from the tables of its benchmark kernels (the registry's
-    table of paper figures says which; `simcore models --figures` lists it)."""
+    table of paper figures says which; `simcore models --figures` lists it), drawn with
+    the entry's `options` (`--set KEY=VALUE` each; a changed option redraws it)."""
     input:
         paper_figure_input,
     output:
@@ -68,13 +69,14 @@ rule paper_figure:
         figure=lambda wildcards: CAMPAIGN.paper_figure(wildcards.fig).figure.name,
         out_dir=lambda wildcards: f"results/{wildcards.campaign}/figures",
         summary=paper_figure_summary,
+        options=paper_figure_options,
     resources:
         runtime=30,
     conda:
         "../envs/simcore.yaml"
     shell:
         "python -m analysis.papers {params.figure} --out-dir {params.out_dir:q} "
-        "--name paper_{wildcards.fig} {input:q} > {log:q} 2>&1"
+        "--name paper_{wildcards.fig} {params.options:q} {input:q} > {log:q} 2>&1"
 
 
 rule benchmark:

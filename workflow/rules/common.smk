@@ -167,11 +167,19 @@ def paper_figure_input(wildcards):
     return _analyses(wildcards.campaign, CAMPAIGN.figure_points(fig.name))
 
 
+def paper_figure_options(wildcards):
+    """The options of a comparison figure's entry as `--set KEY=VALUE` arguments of
+    `python -m analysis.papers` (empty where it has none)."""
+    return CAMPAIGN.paper_figure(wildcards.fig).set_arguments()
+
+
 def paper_figure_summary(wildcards):
-    """Report caption of a comparison figure: what it shows, and its points or its
-    benchmark lines."""
+    """Report caption of a comparison figure: what it shows (with the options it is drawn
+    with), and its points or its benchmark lines."""
     fig = CAMPAIGN.paper_figure(wildcards.fig)
     title = f"{fig.figure.paper} {fig.figure.title}."
+    if fig.options:
+        title += " Options: " + ", ".join(f"{k} = {v}" for k, v in fig.options.items()) + "."
     if fig.figure.bench:
         lines = "; ".join(
             f"simcore bench {kernel} {line}".strip()

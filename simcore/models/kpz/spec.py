@@ -66,10 +66,17 @@ class KPZSpec(ModelSpec):
     }
     analysis = "analysis.kpz"
     paper_figures = (
+        PaperFigure("fig3a", "kelling2017", "Fig. 3(a): height autocorrelation C_h(t, s) vs "
+                    "t/s per device-layer scheme against the sequential reference",
+                    "analysis.kelling2017_corr:fig3a"),
         PaperFigure("fig3b", "kelling2017", "Fig. 3(b): slope autocorrelation C_s(t, s) vs "
                     "t/s per scheme", "analysis.kelling2017:fig3b"),
-        PaperFigure("fig4", "kelling2017", "Figs. 4/5: height autocorrelation C_h(t, s) and "
-                    "lambda/z per scheme and thread cell", "analysis.kelling2017:fig4"),
+        PaperFigure("fig3b_noise", "kelling2017", "Fig. 3(b), its noise: rms of C_s(t, s) "
+                    "over t/s > 30 per scheme and t_async at equal n, measured and expected "
+                    "from the jackknife errors", "analysis.kelling2017_corr:fig3b_noise"),
+        PaperFigure("fig4", "kelling2017", "Figs. 4/5: autocorrelation C_h(t, s) and "
+                    "lambda_h/z, or C_s and lambda_s/z (option exponent=s), per scheme and "
+                    "thread cell", "analysis.kelling2017:fig4"),
         PaperFigure("fig5b", "kelling2017", "Fig. 5(b): local slopes lambda_h/z of C_h(t, s) "
                     "for every waiting time", "analysis.kelling2017:fig5b"),
         PaperFigure("fig6", "kelling2017", "Fig. 6: effective growth exponent beta_eff(t) "
