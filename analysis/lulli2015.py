@@ -7,7 +7,8 @@ Draw functions (the ea3d spec's paper figures; ``python -m analysis.papers FIGUR
 
 * ``psflip_k`` (lulli2015 Fig. 4): psFlip vs the number of coded words k, one line per
   (layout, L): small lattices need many words to fill the GPU.
-* ``psflip_L`` (Fig. 5): the best psFlip over k vs L, one line per layout.
+* ``psflip_L`` (Fig. 5): the best psFlip over k vs L, one line per layout and branch of
+  sizes (L = 4m and L = 2(2m+1), the paper's L_0 and L_1).
 * ``psflip_prng`` (Fig. 9): psFlip of each random number generator relative to the
   baseline (MINSTD when measured, else Philox) vs L, and the absolute values.
 * ``strong_scaling`` (Fig. 12), from ``simcore bench mgpu --csv`` tables: the efficiency
@@ -15,6 +16,9 @@ Draw functions (the ea3d spec's paper figures; ``python -m analysis.papers FIGUR
   = psFlip_N / N vs L, one line per GPU count N;
 * ``scaling_collapse`` (Fig. 13): x psFlip_N vs x = L / N, all N on one curve when the
   communication is fast enough.
+
+Tables 1 and 2 (generators), Fig. 7 (best k, branching warps) and Fig. 8 (bandwidth) are
+in :mod:`analysis.lulli2015_tables`.
 
 Every point is the median of the repeats of one configuration; bars span min to max.
 The columns each figure needs are named here and read by header (:mod:`analysis.tables`).
@@ -39,6 +43,7 @@ from analysis.tables import Row, read_table, table_provenance
 
 __all__ = [
     "gpu_color",
+    "layout_style",
     "load_ea3d_bench",
     "load_scaling",
     "plot_psflip_L",
@@ -51,11 +56,17 @@ __all__ = [
     "psflip_prng",
     "recorded_scaling",
     "scaling_collapse",
+    "size_branch",
     "strong_scaling",
 ]
 
+#: Sizes Fig. 4 draws a line for at most before it keeps L = 2^l only.
+_MAX_FIG4_SIZES = 8
 #: Markers of the generators and devices of one size in Fig. 4 (the size is the colour).
 _MARKERS = ("o", "s", "^", "D", "v")
+#: (colour, marker) of each layout in Figs. 5, 7 and 8, the paper's: sliced red squares,
+#: standard green circles, bitwise blue circles.
+_LAYOUT_STYLES = {"sliced": ("C3", "s"), "standard": ("C2", "o"), "bitwise": ("C0", "o")}
 #: Colours of the GPU counts N = 1, 2, 4, ... of Figs. 12 and 13 (tab10 without grey).
 _GPU_COLORS = ("C0", "C1", "C2", "C3", "C4", "C5", "C6", "C8", "C9")
 
@@ -132,10 +143,15 @@ def plot_psflip_k(rows: Sequence[Row]) -> Figure:
     """lulli2015 Fig. 4: psFlip vs k, one line per (L, prng, device) measured at three or
     more k, for one layout (sliced if measured; the paper's Fig. 4 shows one kernel): the
     colour of its L (fixed per size, as in every figure:
-    :func:`analysis.plotting.size_color`), a marker per generator and device."""
+    :func:`analysis.plotting.size_color`), a marker per generator and device.  A table of
+    more than :data:`_MAX_FIG4_SIZES` sizes (the every-even-L scan of Figs. 5, 7 and 8) is
+    drawn at its sizes L = 2^l only, one readable line each."""
     layouts = {r["layout"] for r in rows}
     shown = "sliced" if "sliced" in layouts else sorted(layouts)[0]
     rows = [r for r in rows if r["layout"] == shown]
+    sizes = {r["L"] for r in rows}
+    if len(sizes) > _MAX_FIG4_SIZES and any(L & (L - 1) == 0 for L in sizes):
+        rows = [r for r in rows if r["L"] & (r["L"] - 1) == 0]  # a Fig. 5 scan: L = 2^l
     series: dict[str, list] = defaultdict(list)
     styles: dict[str, dict[str, Any]] = {}
     kinds = sorted({(r["prng"], r["device"]) for r in rows})
@@ -169,14 +185,43 @@ def _only(rows: Sequence[Row], key: str, preferred: str) -> list[Row]:
     return [r for r in rows if r[key] == keep]
 
 
+def size_branch(L: int) -> str:
+    """The paper's subsequence of an even size (lulli2015 sec. 4.1, App. B): "L = 4m" (L_0,
+    faster: L^3 / 2 a multiple of the warp) or "L = 2(2m+1)" (L_1, one partly filled warp
+    per word and colour)."""
+    return "L = 4m" if int(L) % 4 == 0 else "L = 2(2m+1)"
+
+
+def layout_style(layout: str, branch: str = "L = 4m", device_index: int = 0) -> dict[str, Any]:
+    """The colour and marker of a layout as in the paper's Figs. 5, 7 and 8 (sliced red
+    squares, standard green circles, bitwise blue circles); the L = 2(2m+1) branch drawn
+    with open markers and a dashed line; a second device's markers from :data:`_MARKERS`."""
+    color, marker = _LAYOUT_STYLES.get(layout, ("C7", "o"))
+    if device_index:
+        marker = _MARKERS[device_index % len(_MARKERS)]
+    style: dict[str, Any] = {"color": color, "marker": marker}
+    if branch != "L = 4m":
+        style.update(mfc="none", linestyle="--")
+    return style
+
+
 def plot_psflip_L(rows: Sequence[Row]) -> Figure:
-    """lulli2015 Fig. 5: the best psFlip over k vs L, one line per layout (for one PRNG,
-    philox if measured)."""
+    """lulli2015 Fig. 5: the best psFlip over k vs L, one line per layout and branch of
+    sizes (for one PRNG, philox if measured): L = 4m filled markers on a solid line, L =
+    2(2m+1) open markers on a dashed line, the paper's L_0 and L_1 subsequences."""
     rows = _only(rows, "prng", "philox")
     series: dict[str, list] = defaultdict(list)
-    for (layout, prng, dev, L), val in _best_over_k(rows, ("layout", "prng", "device")).items():
-        series[f"{layout}, {prng}, {dev}"].append((L, val))
-    return _log_log_figure(series, "L [sites]", "best psFlip over k [ps]", 6)
+    styles: dict[str, dict[str, Any]] = {}
+    devices = sorted({r["device"] for r in rows})
+    prng = rows[0]["prng"]
+    for (layout, dev, L), val in _best_over_k(rows, ("layout", "device")).items():
+        label = f"{layout}, {size_branch(L)}" + (f", {dev}" if len(devices) > 1 else "")
+        series[label].append((L, val))
+        styles[label] = layout_style(layout, size_branch(L), devices.index(dev))
+    fig = _log_log_figure(series, "L [sites]", "best psFlip over k [ps]", 5, styles)
+    title = prng + (f", {devices[0]}" if len(devices) == 1 else "")
+    fig.axes[0].get_legend().set_title(title, prop={"size": 5})
+    return fig
 
 
 def plot_psflip_prng(rows: Sequence[Row]) -> Figure:

@@ -90,7 +90,8 @@ def quotes_fcc() -> list[Quote]:
     return [
         Quote(README, f"runs {sci(gpu4[0])} attempts per second on the initial mixture and "
               f"{sci(gpu4[1])} after 10^4 MCS", "fcc GPU, 4 samples per launch"),
-        Quote(README, f"; {sci(gpu1[0])} and {sci(gpu1[1])} with one sample)", "fcc GPU, one sample"),
+        Quote(README, f"; {sci(gpu1[0])} and {sci(gpu1[1])} with one sample)",
+              "fcc GPU, one sample"),
         Quote(README, f"the cache-blocked CPU DD {sci(dd[0])} and {sci(dd[1])} on one core "
               f"of its host ({dd[0] / seq[0]:.1f}x and {dd[1] / seq[1]:.1f}x the "
               "random-sequential code", "fcc CPU DD on one core, and against sequential"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import csv
 import itertools
+import math
 import os
 import statistics
 import sys
@@ -29,7 +30,11 @@ from simcore.models.spec import BenchKernel
 
 BENCH_EA3D_FIELDS = (
     "layout", "L", "k", "prng", "backend", "device", "ps_per_flip", "seconds_per_sweep", "commit",
+    "copy_bytes_per_second",
 )  # fmt: skip
+#: Default buffer of the peak-bandwidth copy (``--copy-mib``): 2 GiB on a GPU, as large as
+#: the lattices it compares with; 256 MiB on the host.
+COPY_MIB = {"gpu": 2048, "cpu": 256}
 
 
 def _random_words_gpu(shape: tuple[int, ...], seed: int):
@@ -132,6 +137,80 @@ def bench_ea3d(
     return out, f"{cpu_name()}, {numba.get_num_threads()} threads"
 
 
+def copy_bandwidth(backend: str, nbytes: int, repeats: int = 10) -> float:
+    """The peak memory bandwidth of the benchmark's device, in bytes per second: a copy of
+    a ``nbytes`` buffer into another, bytes read plus bytes written over the median time of
+    ``repeats`` copies (after one untimed copy), the measure of the CUDA SDK's
+    bandwidthTest (device to device) that lulli2015 Fig. 8 draws as the peak.  GPU: one
+    cudaMemcpyAsync timed by CUDA events; CPU: ``numpy.copyto``."""
+    if backend == "gpu":
+        import cupy as cp
+
+        src = cp.empty(nbytes, dtype=cp.uint8)
+        dst = cp.empty(nbytes, dtype=cp.uint8)
+        stream = cp.cuda.get_current_stream()
+        kind = cp.cuda.runtime.memcpyDeviceToDevice
+
+        def copy() -> None:
+            cp.cuda.runtime.memcpyAsync(dst.data.ptr, src.data.ptr, nbytes, kind, stream.ptr)
+
+        copy()
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        secs = []
+        for _ in range(repeats):
+            start.record(stream)
+            copy()
+            stop.record(stream)
+            stop.synchronize()
+            secs.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
+        del src, dst
+        cp.get_default_memory_pool().free_all_blocks()
+    else:
+        src_h = np.ones(nbytes, dtype=np.uint8)
+        dst_h = np.empty_like(src_h)
+        np.copyto(dst_h, src_h)
+        secs = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            np.copyto(dst_h, src_h)
+            secs.append(time.perf_counter() - t0)
+    return 2 * nbytes / statistics.median(secs)
+
+
+def _peak_bandwidth(backend: str, copy_mib: int) -> float:
+    """:func:`copy_bandwidth` of a ``copy_mib`` MiB buffer (halved until both buffers fit
+    in half the free memory), or NaN when ``copy_mib`` is 0 or the copy fails (one line
+    on stderr: the psFlip rows are still measured)."""
+    if copy_mib <= 0:
+        return float("nan")
+    nbytes = copy_mib << 20
+    free = _free_bytes(backend)
+    while nbytes > 1 << 20 and 2 * nbytes > free // 2:
+        nbytes //= 2
+    try:
+        bw = copy_bandwidth(backend, nbytes)
+    except Exception as exc:  # noqa: BLE001 - the peak is a side measurement: say, go on
+        print(f"copy bandwidth: not measured ({type(exc).__name__}: {exc})".splitlines()[0],
+              file=sys.stderr)  # fmt: skip
+        return float("nan")
+    print(f"copy bandwidth: {bw / 1e9:.1f} GB/s (read + written, {nbytes >> 20} MiB buffers)",
+          file=sys.stderr)  # fmt: skip
+    return bw
+
+
+def _check_csv_header(path: str | None, fields: tuple[str, ...]) -> None:
+    """Refuse (one line) to append rows to a CSV table whose header is not ``fields``: a
+    table written by an older ``simcore bench ea3d`` (without the copy column) would get
+    rows whose values sit under the wrong names."""
+    if not path or not os.path.exists(path) or os.path.getsize(path) == 0:
+        return
+    with open(path, newline="") as fh:
+        header = next(csv.reader(fh), [])
+    if tuple(h.strip() for h in header) != fields:
+        raise ConfigError("--csv", path, "has other columns (an older table?): write the "
+                          "rows to a new file")  # fmt: skip
+
+
 def _free_bytes(backend: str) -> int:
     """Free memory of the benchmark's device (GPU) or of the host (CPU)."""
     if backend == "gpu":
@@ -140,6 +219,14 @@ def _free_bytes(backend: str) -> int:
         cp.get_default_memory_pool().free_all_blocks()
         return int(cp.cuda.runtime.memGetInfo()[0])
     return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+
+
+def _skip_bitwise(layout: str, L: int, layouts: list[str]) -> bool:
+    """Whether (layout, L) is left out rather than refused: the bitwise layout at an even
+    L that is not a power of two, asked for together with a layout that runs it (the
+    paper's Fig. 5 draws bitwise at L = 2^l only, the others at every even L)."""
+    return (layout == "bitwise" and L >= 2 and L % 2 == 0 and bool(L & (L - 1))
+            and any(other != "bitwise" for other in layouts))  # fmt: skip
 
 
 def run_bench_ea3d(
@@ -154,20 +241,37 @@ def run_bench_ea3d(
     T: float,
     append: str | None,
     csv_path: str | None,
+    copy_mib: int | None = None,
 ) -> str:
-    """psFlip over layouts, sizes and k; markdown report, optional CSV rows (one per repeat)."""
+    """psFlip over layouts, sizes and k; markdown report, optional CSV rows (one per repeat).
+
+    Every row also carries the device's peak bandwidth (:func:`copy_bandwidth` of a
+    ``copy_mib`` MiB buffer, default :data:`COPY_MIB`; 0 skips it: NaN), measured once
+    before the sweeps, for lulli2015 Fig. 8.  Any even L runs with the standard and sliced
+    layouts; the bitwise layout needs L = 2^l: asked for with other layouts, it skips the
+    other sizes (one line on stderr), asked for alone, such a size is an error."""
     for layout in layouts:
         for L in sizes:
             problem = check_layout(layout, L)
-            if problem:
+            if problem and not _skip_bitwise(layout, L, layouts):
                 raise ConfigError("--L", L, f"{layout}: {problem}")
+    copy_mib = COPY_MIB[backend] if copy_mib is None else int(copy_mib)
+    if copy_mib < 0:
+        raise ConfigError("--copy-mib", copy_mib, "must be >= 0 (0: no copy measurement)")
+    _check_csv_header(csv_path, BENCH_EA3D_FIELDS)
     if backend == "gpu":
         from simcore.backends.cuda import require_gpu
 
         require_gpu()
     commit = git_commit() or "n/a"
+    peak = _peak_bandwidth(backend, copy_mib)
     rows, device = [], ""
     for prng, layout, L, k in itertools.product(prngs, layouts, sizes, ks):
+        if _skip_bitwise(layout, L, layouts):
+            if prng == prngs[0] and k == ks[0]:
+                print(f"{layout} L={L}: skipped, the bitwise layout needs L = 2^l",
+                      file=sys.stderr)  # fmt: skip
+            continue
         need = 20 * k * (L**3 // 2) * 8  # spins (4 x 2) + couplings (2 x 6) words
         if need > 0.9 * _free_bytes(backend):
             print(f"{layout} L={L} k={k}: skipped, needs {need / 2**30:.1f} GiB",
@@ -181,15 +285,18 @@ def run_bench_ea3d(
             append_csv_rows(csv_path, BENCH_EA3D_FIELDS, (
                 {"layout": layout, "L": L, "k": k, "prng": prng, "backend": backend,
                  "device": device, "ps_per_flip": v,
-                 "seconds_per_sweep": v * 1e-12 * 64 * k * N_REPLICAS * L**3, "commit": commit}
+                 "seconds_per_sweep": v * 1e-12 * 64 * k * N_REPLICAS * L**3, "commit": commit,
+                 "copy_bytes_per_second": peak}
                 for v in ps))  # fmt: skip
     lines = ["| PRNG | layout | L | k | median psFlip | min | max |",
              "|---|---|---|---|---|---|---|"]  # fmt: skip
     for prng, layout, L, k, med, lo, hi in rows:
         lines.append(f"| {prng} | {layout} | {L} | {k} | {med:.3f} | {lo:.3f} | {hi:.3f} |")
+    copied = f"{peak / 1e9:.1f} GB/s" if math.isfinite(peak) else "not measured"
     return report(
         f"EA3D multispin Metropolis, {backend}, T = {T:g}",
-        f"device: {device}; 64 k samples x 4 replicas; psFlip in ps per spin-flip attempt",
+        f"device: {device}; 64 k samples x 4 replicas; psFlip in ps per spin-flip attempt; "
+        f"copy bandwidth (read + written) {copied}",
         commit,
         lines,
         append,
@@ -276,7 +383,8 @@ def _ea3d_arguments(ap: argparse.ArgumentParser) -> None:
         type=int,
         nargs="+",
         default=[16, 32, 64, 128],
-        help="even lattice sizes (default 16 32 64 128)",
+        help="even lattice sizes, L = 4m and L = 2(2m+1) alike; bitwise only L = 2^l, its "
+        "other sizes skipped when other layouts are asked for (default 16 32 64 128)",
     )
     ap.add_argument(
         "--k", type=int, nargs="+", default=[1], help="coded words of 64 samples each (default 1)"
@@ -295,12 +403,20 @@ def _ea3d_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--mcs", type=int, default=2, help="sweeps per repeat (default 2)")
     ap.add_argument("--repeats", type=int, default=5, help="timed repeats (default 5)")
     ap.add_argument("--warmup", type=int, default=2, help="sweeps before timing (default 2)")
+    ap.add_argument(
+        "--copy-mib",
+        type=int,
+        default=None,
+        help="buffer of the peak-bandwidth copy in MiB, written to every row "
+        "(lulli2015 Fig. 8; default 2048 on a GPU, 256 on the CPU; 0: none)",
+    )
     add_output_options(ap)  # fmt: skip
 
 
 def _run_ea3d(args: argparse.Namespace) -> str:
     return run_bench_ea3d(args.layout, args.L, args.k, args.prng, args.backend, args.mcs,
-                          args.repeats, args.warmup, args.T, args.append, args.csv)  # fmt: skip
+                          args.repeats, args.warmup, args.T, args.append, args.csv,
+                          args.copy_mib)  # fmt: skip
 
 
 def _mgpu_arguments(ap: argparse.ArgumentParser) -> None:
@@ -331,7 +447,8 @@ def _run_mgpu(args: argparse.Namespace) -> str:
 
 EA3D = BenchKernel(
     "ea3d",
-    "EA3D: the multispin Metropolis sweep, ps per spin flip (lulli2015 Figs. 4, 5, 9)",
+    "EA3D: the multispin Metropolis sweep, ps per spin flip, and the copy bandwidth "
+    "(lulli2015 Figs. 4, 5, 7, 8, 9)",
     _ea3d_arguments,
     _run_ea3d,
 )

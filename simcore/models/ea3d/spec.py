@@ -96,6 +96,13 @@ class EA3DSpec(ModelSpec):
                     "analysis.lulli2015:psflip_L", bench=("ea3d",)),
         PaperFigure("psflip_prng", _LULLI, "Fig. 9: ps per spin flip per random number "
                     "generator", "analysis.lulli2015:psflip_prng", bench=("ea3d",)),
+        PaperFigure("prng_tables", _LULLI, "Tables 1, 2: generator fill time (host API) and "
+                    "instances per second (device API)", "analysis.lulli2015_tables:prng_tables",
+                    bench=("prng",)),
+        PaperFigure("best_k", _LULLI, "Fig. 7: best k vs L and branching warps per word",
+                    "analysis.lulli2015_tables:best_k", bench=("ea3d",)),
+        PaperFigure("bandwidth", _LULLI, "Fig. 8: bandwidth of the best configurations vs the "
+                    "copy peak", "analysis.lulli2015_tables:bandwidth", bench=("ea3d",)),
         PaperFigure("strong_scaling", _LULLI, "Fig. 12: strong-scaling efficiency over GPUs",
                     "analysis.lulli2015:strong_scaling", bench=("mgpu",)),
         PaperFigure("scaling_collapse", _LULLI, "Fig. 13: x psFlip_N vs x = L / N",
@@ -104,6 +111,7 @@ class EA3DSpec(ModelSpec):
     bench_kernels = {
         "ea3d": "simcore.models.ea3d.bench:EA3D",
         "mgpu": "simcore.models.ea3d.bench:MGPU",
+        "prng": "simcore.models.ea3d.prng_bench:PRNG",
     }
     example = {"L": 4, "T": 1.0, "samples": 64, "t_max": 20}
 
