@@ -24,7 +24,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pytest
+import xarray as xr
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "docs" / "data"
@@ -113,18 +115,229 @@ def quotes_kmc2d() -> list[Quote]:
     return [Quote(README, text, "kmc2d Fig. 3 row"), Quote(README, perf, "Performance")]
 
 
+# ------------------------------------------------------------------ campaign data
+
+
+def analyses(campaign: str, pattern: str = "*") -> dict[str, xr.Dataset]:
+    """The published analyses of ``campaign`` whose point matches ``pattern``, by point."""
+    paths = sorted((DATA / campaign / "analysis").glob(f"{pattern}.nc"))
+    assert paths, f"no published analyses docs/data/{campaign}/analysis/{pattern}.nc"
+    return {p.stem: xr.load_dataset(p) for p in paths}
+
+
+def one(found: dict[str, xr.Dataset], part: str) -> xr.Dataset:
+    """The one analysis whose point name contains ``part``."""
+    hits = [ds for name, ds in found.items() if part in name]
+    assert len(hits) == 1, f"{len(hits)} analyses match {part!r}: {sorted(found)}"
+    return hits[0]
+
+
+def e5(lo: float, hi: float) -> str:
+    """A range of small numbers in units of 1e-5, as the Fig. 3 texts write them."""
+    return f"{lo / 1e-5:.1f}-{hi / 1e-5:.1f}e-5"
+
+
+def quotes_papers_fig3() -> list[Quote]:
+    """kelling2017 Fig. 3 at L = 2^10 (config/papers.yaml): C_s averaged over t/s = 10..30
+    at s = 100, and the noise at t/s > 30 (analysis.kelling2017_corr.noise_table)."""
+    from analysis.kelling2017_corr import noise_table
+
+    found = analyses("papers", "kpz_d2_L1024_*")
+    means, errs = {}, {}
+    for name, ds in found.items():
+        k = int(np.flatnonzero(ds["s"].values == 100.0)[0])
+        ratio = ds["t"].values / 100.0
+        inside = (ratio >= 10) & (ratio <= 30)
+        means[name] = float(ds["C_s_mean"].isel(s=k).values[inside].mean())
+        errs[name] = ds["C_s_err"].isel(s=k).values[inside]
+    key = {n: n.split("_p1_q0_")[1] for n in found}
+    by = {key[n]: n for n in found}
+    cdb, dtr, seq = by["cDBDT_gpu_D64x64_tc1-1"], by["DTrDT_gpu_D64x64_tc1-1"], by["sequential_cpu"]
+    dt, db5 = by["DTDT_gpu_D64x64_tc1-1"], by["DBDT_gpu_D64x64_tc1-1_ta0.5"]
+    db1 = by["DBDT_gpu_D64x64_tc1-1"]
+
+    def span(name: str) -> str:
+        return e5(errs[name].min(), errs[name].max())
+
+    fig3b = (f"cDB levels off at C_s = {sci(means[cdb])} (errors of single points {span(cdb)}), "
+             f"while DTr ({sci(means[dtr])}, errors {span(dtr)}) and the sequential reference "
+             f"({sci(means[seq])}, errors {span(seq)}) are zero within their errors")  # fmt: skip
+    dt_text = f"DT with a fixed origin gives {sci(means[dt])} (errors {span(dt)})"
+    rows = {r["label"].split(",")[0] + (f" {r['t_async']:g}" if r["scheme"] == "DBDT" else ""): r
+            for r in noise_table(list(found.values()), 100, 30)}  # fmt: skip
+    noise = (f"the noise a zero signal would give, the rms of the errors over the "
+             f"{rows['sequential']['n_times']} times with t/s > 30: sequential "
+             f"{sci(rows['sequential']['expected'])}, DTr {sci(rows['DTrDT']['expected'])}, "
+             f"DT {sci(rows['DTDT']['expected'])}, DB with t_async 0.5 "
+             f"{sci(rows['DBDT 0.5']['expected'])} and with t_async 1 "
+             f"{sci(rows['DBDT 1']['expected'])}")  # fmt: skip
+    cdb_noise = (f"cDB's C_s has an rms of {sci(rows['cDBDT']['rms'])} there, "
+                 f"{rows['cDBDT']['ratio']:.1f} times its noise")  # fmt: skip
+    return [Quote(README, fig3b, "Fig. 3(b) means"), Quote(README, dt_text, "Fig. 3(b), DT"),
+            Quote(README, noise, "Fig. 3(b) noise"), Quote(README, cdb_noise, "cDB plateau")]  # fmt: skip
+
+
+def quotes_papers_fig6() -> list[Quote]:
+    """kelling2017 Fig. 6 at L = 2^12 (config/papers.yaml): beta_eff averaged over its
+    values at t > 1000 per configuration, the range over the configurations."""
+    averages, errors = [], []
+    for ds in analyses("papers", "kpz_d2_L4096_*").values():
+        late = ds["t_eff"].values > 1000
+        averages.append(float(ds["beta_eff"].values[late].mean()))
+        errors.append(float(np.sqrt((ds["beta_eff_err"].values[late] ** 2).sum()) / late.sum()))
+    text = (f"{min(averages):.4f}-{max(averages):.4f} averaged over t > 1000, errors of the "
+            f"averages {min(errors):.4f}-{max(errors):.4f}")  # fmt: skip
+    return [Quote(README, text, "Fig. 6 at L = 2^12")]
+
+
+def quotes_kelling2017_scale() -> list[Quote]:
+    """kelling2017 at the paper's time scale (config/kelling2017_scale.yaml): the fit table
+    of analysis.betafit, beta_eff at the last time and its errors, and Fig. 5(b)'s local
+    slopes lambda_h/z at s = 100."""
+    from analysis.betafit import beta_table
+    from analysis.plotting import value_error_text as vet
+
+    paths = sorted((DATA / "kelling2017_scale" / "analysis").glob("*.nc"))
+    out = [Quote(README, line, "betafit table row")
+           for line in beta_table(paths).splitlines()[2:]]  # fmt: skip
+    found = analyses("kelling2017_scale")
+    db, dt = one(found, "DTrDB"), one(found, "DTrDT")
+    last = (f"reaches {vet(db['beta_eff'].values[-1], db['beta_eff_err'].values[-1])} (DTrDB) "
+            f"and {vet(dt['beta_eff'].values[-1], dt['beta_eff_err'].values[-1])} (DTrDT) at "
+            f"t = {db['t_eff'].values[-1]:.0f}")  # fmt: skip
+    out.append(Quote(README, last, "beta_eff at the last time"))
+    late = db["t_eff"].values > 1000
+
+    def errs(ds: xr.Dataset) -> str:
+        return ", ".join(f"{e / 1e-3:.2f}" for e in ds["beta_eff_err"].values[late])
+
+    times = ", ".join(f"{t:.0f}" for t in db["t_eff"].values[late])
+    out.append(Quote(README, f"DTrDB {errs(db)}e-3; DTrDT {errs(dt)}e-3 (t = {times})",
+                     "beta_eff errors at t > 1000"))  # fmt: skip
+
+    def slopes(ds: xr.Dataset) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        at = ds["lambda_h_s"].values == 100.0
+        return (ds["lambda_h_over_z_eff"].values[at], ds["lambda_h_over_z_eff_err"].values[at],
+                ds["lambda_h_t_over_s"].values[at])  # fmt: skip
+
+    v, e, mid = slopes(db)
+    first = ", ".join(vet(a, b) for a, b in zip(v[:4], e[:4], strict=True))
+    where = ", ".join(f"{m:.2g}" for m in mid[:4])
+    out.append(Quote(README, f"DTrDB, s = 100: {first} at t/s = {where}", "Fig. 5(b) slopes"))
+    v2, e2, _ = slopes(dt)
+    diff = v[:3] - v2[:3]
+    sig = diff / np.hypot(e[:3], e2[:3])
+    out.append(Quote(README, "DTrDT lies below DTrDB at s = 100 by "
+                     + ", ".join(f"{d:.3f}" for d in diff[:2]) + f" and {diff[2]:.3f} ("
+                     + ", ".join(f"{z:.2g}" for z in sig[:2]) + f" and {sig[2]:.2g} errors)",
+                     "Fig. 5(b): DTrDT against DTrDB"))  # fmt: skip
+    return out
+
+
+def quotes_ea3d_pt() -> list[Quote]:
+    """The spin-glass transition (config/ea3d_pt.yaml): the g crossings of successive sizes
+    against the literature T_c, the equilibration of L = 16 at the lowest T, round trips
+    and exchange acceptances."""
+    from analysis.betafit import compare
+    from analysis.ea3d_pt import T_C, crossings
+    from analysis.plotting import value_error_text as vet
+
+    found = analyses("ea3d_pt")
+    out: list[Quote] = []
+    values: list[str] = []
+    for r in crossings(list(found.values())):
+        cells = [f"{r['L1']} / {r['L2']}", vet(r["T_cross"], r["T_cross_err"])]
+        cells += [compare(r["T_cross"], r["T_cross_err"], ref) for ref in T_C]
+        out.append(Quote(README, "| " + " | ".join(cells) + " |", "g crossing row"))
+        values.append(cells[1])
+    out.append(Quote(README, "| " + ", ".join(values) + " vs T_c = 1.1019(29)", "validation row"))
+    big = max(found.values(), key=lambda d: int(d.attrs["L"]))
+    lowest = big["T"].values.argmin()
+    q2 = big["q2_drift_mean"].isel(T=lowest).values
+    q2e = big["q2_drift_err"].isel(T=lowest).values
+    en = big["energy_drift_mean"].isel(T=lowest).values
+    ene = big["energy_drift_err"].isel(T=lowest).values
+    drift = (f"[<q^2>] {q2[-2] / 1e-4:+.1f}({q2e[-2] / 1e-4:.1f})e-4 and e "
+             f"{en[-2] / 1e-6:+.0f}({ene[-2] / 1e-6:.0f})e-6 ({abs(q2[-2] / q2e[-2]):.1f} and "
+             f"{abs(en[-2] / ene[-2]):.1f} errors); the bin before that still differs "
+             f"(q^2 by {q2[-3] / 1e-3:+.2f}({round(q2e[-3] / 1e-5)})e-3)")  # fmt: skip
+    out.append(Quote(README, drift, "equilibration of the largest L"))
+    small = [d for d in found.values() if d is not big]
+    trips = [float(d["round_trips_per_config_mean"]) for d in small]
+    fewest = min(int(d["round_trips_min"]) for d in small)
+    out.append(Quote(README, f"at least {fewest} round trips T_min -> T_max -> T_min (mean "
+                     f"{min(trips):.0f}-{max(trips):.0f}); at L = {big.attrs['L']} the mean is "
+                     f"{float(big['round_trips_per_config_mean']):.0f} and the fewest "
+                     f"{int(big['round_trips_min'])}", "round trips"))  # fmt: skip
+    acc = [d["exchange_acceptance_mean"].values for d in found.values()]
+    out.append(Quote(README, f"Exchange acceptances lie between {min(a.min() for a in acc):.2f}"
+                     f" (L = {big.attrs['L']}, at T_max) and {max(a.max() for a in acc):.2f}",
+                     "exchange acceptances"))  # fmt: skip
+    return out
+
+
+def quotes_lulli2015() -> list[Quote]:
+    """lulli2015 on an H100 (docs/data/lulli2015_h100x2): Tables 1 and 2 (simcore bench
+    prng), Fig. 5's two branches of L and Fig. 8's bandwidth against the copy peak
+    (simcore bench ea3d over even L)."""
+    from analysis import lulli2015_tables as lt
+    from analysis.lulli2015 import load_ea3d_bench
+
+    folder = DATA / "lulli2015_h100x2"
+    prng = {(r["api"], r["generator"]): r for r in lt.load_prng_bench(folder / "prng_h100.csv")}
+
+    def ms(gen: str) -> str:
+        return f"{float(prng[('host', gen)]['t_tot']) * 1e3:.3g} ms"
+
+    def rate(gen: str) -> str:
+        return sci(float(prng[("device", gen)]["per_second"]))
+
+    tables = (f"cuRAND XORWOW fills 2^29 floats in {ms('curand_xorwow')}, MTGP32 in "
+              f"{ms('curand_mtgp32')}, our MINSTD in {ms('minstd')} and our MT19937 in "
+              f"{ms('mt19937')}; inside a kernel XORWOW draws {rate('curand_xorwow')} numbers/s, "
+              f"our MINSTD {rate('minstd')}, our MT19937 {rate('mt19937')} and MTGP32 "
+              f"{rate('curand_mtgp32')}")  # fmt: skip
+    rows = load_ea3d_bench(folder / "ea3d_even_L_h100.csv")
+    best = lt.best_k_table(rows)
+    (peak,) = lt._copy_peaks(rows).values()
+
+    def spread(values: list[float], digits: int = 3) -> str:
+        return f"{min(values):.{digits}f}-{max(values):.{digits}f}"
+
+    out = [Quote(README, tables, "lulli2015 Tables 1 and 2")]
+    for layout in ("standard", "sliced"):
+        l0 = [(L, b) for (lay, _, L), b in best.items() if lay == layout and L >= 64 and L % 4 == 0]
+        l1 = [(L, b) for (lay, _, L), b in best.items() if lay == layout and L >= 64 and L % 4 == 2]
+        ps = (f"{layout}: {spread([b.psflip[0] for _, b in l0])} ps for L = 4m and "
+              f"{spread([b.psflip[0] for _, b in l1])} ps for L = 2(2m+1)")  # fmt: skip
+        bw = (f"{layout}: {spread([lt.achieved_bandwidth(L, b.k, b.psflip[0]) / peak for L, b in l0], 2)}"
+              f" (L = 4m) and "
+              f"{spread([lt.achieved_bandwidth(L, b.k, b.psflip[0]) / peak for L, b in l1], 2)}"
+              f" (L = 2(2m+1))")  # fmt: skip
+        out += [Quote(README, ps, f"Fig. 5 branches, {layout}"),
+                Quote(README, bw, f"Fig. 8 bandwidth, {layout}")]  # fmt: skip
+    out.append(Quote(README, f"the {peak / 1e12:.2f} TB/s of a device-to-device copy",
+                     "copy peak"))  # fmt: skip
+    return out
+
+
 # ------------------------------------------------------------------------- the test
 
 SOURCES: dict[str, Callable[[], Iterable[Quote]]] = {
     "kpz_dd": quotes_kpz_dd,
     "fcc": quotes_fcc,
     "kmc2d": quotes_kmc2d,
+    "papers_fig3": quotes_papers_fig3,
+    "papers_fig6": quotes_papers_fig6,
+    "kelling2017_scale": quotes_kelling2017_scale,
+    "ea3d_pt": quotes_ea3d_pt,
+    "lulli2015": quotes_lulli2015,
 }
 
 
 def _page(name: str) -> str:
-    """A page's text with its line breaks as spaces, so a quote may wrap."""
-    return " ".join((ROOT / name).read_text().split())
+    """A page's text with its line breaks as spaces (a quote may wrap) and without bold."""
+    return " ".join((ROOT / name).read_text().replace("**", "").split())
 
 
 @pytest.mark.parametrize("source", sorted(SOURCES))
