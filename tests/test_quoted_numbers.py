@@ -153,8 +153,7 @@ def quotes_papers_fig3() -> list[Quote]:
     key = {n: n.split("_p1_q0_")[1] for n in found}
     by = {key[n]: n for n in found}
     cdb, dtr, seq = by["cDBDT_gpu_D64x64_tc1-1"], by["DTrDT_gpu_D64x64_tc1-1"], by["sequential_cpu"]
-    dt, db5 = by["DTDT_gpu_D64x64_tc1-1"], by["DBDT_gpu_D64x64_tc1-1_ta0.5"]
-    db1 = by["DBDT_gpu_D64x64_tc1-1"]
+    dt = by["DTDT_gpu_D64x64_tc1-1"]
 
     def span(name: str) -> str:
         return e5(errs[name].min(), errs[name].max())
@@ -173,8 +172,12 @@ def quotes_papers_fig3() -> list[Quote]:
              f"{sci(rows['DBDT 1']['expected'])}")  # fmt: skip
     cdb_noise = (f"cDB's C_s has an rms of {sci(rows['cDBDT']['rms'])} there, "
                  f"{rows['cDBDT']['ratio']:.1f} times its noise")  # fmt: skip
-    return [Quote(README, fig3b, "Fig. 3(b) means"), Quote(README, dt_text, "Fig. 3(b), DT"),
-            Quote(README, noise, "Fig. 3(b) noise"), Quote(README, cdb_noise, "cDB plateau")]  # fmt: skip
+    return [
+        Quote(README, fig3b, "Fig. 3(b) means"),
+        Quote(README, dt_text, "Fig. 3(b), DT"),
+        Quote(README, noise, "Fig. 3(b) noise"),
+        Quote(README, cdb_noise, "cDB plateau"),
+    ]
 
 
 def quotes_papers_fig6() -> list[Quote]:
@@ -310,10 +313,9 @@ def quotes_lulli2015() -> list[Quote]:
         l1 = [(L, b) for (lay, _, L), b in best.items() if lay == layout and L >= 64 and L % 4 == 2]
         ps = (f"{layout}: {spread([b.psflip[0] for _, b in l0])} ps for L = 4m and "
               f"{spread([b.psflip[0] for _, b in l1])} ps for L = 2(2m+1)")  # fmt: skip
-        bw = (f"{layout}: {spread([lt.achieved_bandwidth(L, b.k, b.psflip[0]) / peak for L, b in l0], 2)}"
-              f" (L = 4m) and "
-              f"{spread([lt.achieved_bandwidth(L, b.k, b.psflip[0]) / peak for L, b in l1], 2)}"
-              f" (L = 2(2m+1))")  # fmt: skip
+        f0 = [lt.achieved_bandwidth(L, b.k, b.psflip[0]) / peak for L, b in l0]
+        f1 = [lt.achieved_bandwidth(L, b.k, b.psflip[0]) / peak for L, b in l1]
+        bw = f"{layout}: {spread(f0, 2)} (L = 4m) and {spread(f1, 2)} (L = 2(2m+1))"
         out += [Quote(README, ps, f"Fig. 5 branches, {layout}"),
                 Quote(README, bw, f"Fig. 8 bandwidth, {layout}")]  # fmt: skip
     out.append(Quote(README, f"the {peak / 1e12:.2f} TB/s of a device-to-device copy",
