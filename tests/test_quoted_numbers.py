@@ -6,6 +6,9 @@ Each ``quotes_*`` function below reads one published source and returns the text
 backs, each with the page that must contain it verbatim.  Editing a quoted number (or the
 data) makes the lookup fail, naming the page, the text expected and what it stands for.
 To update a page after new data: run this test, and copy the expected texts it prints.
+And where a campaign's datasets are published beside its analyses (every kpz point), the
+analysis is recomputed from them and must equal the published one, so the fits, local
+slopes and jackknife errors the quotes read are recomputed too, not only read.
 
 Sources, and how to regenerate each (the commands are also in docs/data/*/figures.yaml):
 
@@ -360,3 +363,26 @@ def test_sci_format() -> None:
     """The scientific notation of the pages."""
     assert sci(7.19879e10) == "7.2e10" and sci(3.00022e8) == "3.0e8" and sci(5.3e-4) == "5.3e-4"
     assert math.isclose(float(sci(2.66084e7).replace("e", "e+")), 2.7e7)
+
+
+PUBLISHED_DATASETS = sorted(DATA.glob("*/datasets/*.nc"))
+
+
+@pytest.mark.parametrize("dataset", PUBLISHED_DATASETS, ids=lambda p: f"{p.parts[-3]}/{p.stem}")
+def test_published_analysis_recomputes_from_its_dataset(dataset: Path) -> None:
+    """The analysis of a published dataset, recomputed here by the model's analysis module,
+    equals the published analysis that the figures and the quotes read: every variable, to
+    rounding (so the fits and their jackknife errors are recomputed, not only read)."""
+    from analysis.dispatch import analysis_module
+
+    published = xr.load_dataset(dataset.parents[1] / "analysis" / dataset.name)
+    with xr.open_dataset(dataset) as ds:
+        module = analysis_module(ds.attrs.get("model"), str(dataset))
+        again = module.analyze(ds.load())
+    assert sorted(again.data_vars) == sorted(published.data_vars)
+    for name in published.data_vars:
+        a, b = again[name].values, published[name].values
+        if np.issubdtype(b.dtype, np.number):
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=0, equal_nan=True, err_msg=name)
+        else:
+            assert (a == b).all(), name
