@@ -5,9 +5,11 @@
 Every job (block) of a point writes one run file (ARCHITECTURE.md layout, dims
 ``sample, t, s``).  This module checks that the runs really belong together -- same
 model parameters, campaign, point, time grid and waiting times, no sample index twice --
-and concatenates them along ``sample`` in sample-index order.  It refuses (exit 2, one
-line on stderr naming what differs, nothing written) rather than silently mixing
-statistics of different points.
+and concatenates them along ``sample`` in sample-index order; variables along a
+dimension of :data:`SUBSET_DIMS` (kpz's ``snapshot(snapshot_sample, y, x)``, the heights of
+some samples) are concatenated along that dimension instead, every job's in order.  It
+refuses (exit 2, one line on stderr naming what differs, nothing written) rather than
+silently mixing statistics of different points.
 
 Global attributes of the dataset: those equal in all runs (minus the per-job ones such
 as ``seed``, ``block``, ``config``), plus ``n_runs``, ``n_samples``, ``source_files``,
@@ -40,6 +42,12 @@ MATCH_ATTRS = ("model", "point_config_keys", "point_config_hash")
 
 #: Coordinates that must be identical in all runs (``k``: the S(k) shells of fcc runs).
 MATCH_COORDS = ("t", "s", "k")
+
+#: Dimensions that index a subset of a point's samples, their coordinate holding global
+#: sample indices as ``sample``'s does (kpz's height snapshots of the first samples of each
+#: job): the variables along them are concatenated along them, in sample-index order, as
+#: the rest is along ``sample``, and an index that repeats is refused the same way.
+SUBSET_DIMS = ("snapshot_sample",)
 
 #: Per-job attributes never copied into the dataset (replaced by the source_* attributes).
 PER_RUN_ATTRS = frozenset(
@@ -171,6 +179,47 @@ def _sources(path: Path, ds: xr.Dataset) -> dict[str, Any]:
     }
 
 
+def _concat(datasets: Sequence[xr.Dataset], dim: str) -> xr.Dataset:
+    """``datasets`` concatenated along ``dim`` and sorted by it; the variables without it
+    must be equal in all (AggregationError otherwise)."""
+    try:
+        combined = xr.concat(
+            datasets,
+            dim=dim,
+            data_vars="minimal",
+            coords="minimal",
+            compat="equals",
+            join="exact",
+            combine_attrs="drop_conflicts",
+        )
+    except ValueError as err:
+        raise AggregationError(f"runs cannot be concatenated: {err}".splitlines()[0]) from None
+    return combined.sortby(dim)
+
+
+def _subset(runs: Sequence[tuple[Path, xr.Dataset]], dim: str) -> xr.Dataset:
+    """The variables along subset dimension ``dim`` (:data:`SUBSET_DIMS`) of every run
+    that has it, concatenated along it in index order; an index that repeats raises
+    AggregationError.  Integer variables keep zlib compression (the pipeline's writer
+    compresses only floats: a height snapshot is integers)."""
+    owner: dict[int, str] = {}
+    parts = []
+    for path, ds in runs:
+        if dim not in ds.dims:
+            continue
+        for idx in ds[dim].values.tolist():
+            if idx in owner:
+                raise AggregationError(f"{dim} index {idx} repeats ({owner[idx]} and {path.name})")
+            owner[idx] = path.name
+        parts.append(ds[[name for name, var in ds.data_vars.items() if dim in var.dims]])
+    part = _concat(parts, dim)
+    for name, var in part.variables.items():
+        var.encoding = {}
+        if name in part.data_vars and np.issubdtype(var.dtype, np.integer):
+            var.encoding = {"zlib": True, "complevel": 4}
+    return part
+
+
 def aggregate(paths: Sequence[str | os.PathLike[str]]) -> xr.Dataset:
     """Read run files and return one dataset, concatenated along ``sample`` by sample index.
 
@@ -187,21 +236,13 @@ def aggregate(paths: Sequence[str | os.PathLike[str]]) -> xr.Dataset:
     _check_compatible(runs)
     runs.sort(key=lambda r: int(r[1]["sample"].min()) if r[1].sizes["sample"] else 0)
     datasets = [ds for _, ds in runs]
-    try:
-        combined = xr.concat(
-            datasets,
-            dim="sample",
-            data_vars="minimal",
-            coords="minimal",
-            compat="equals",
-            join="exact",
-            combine_attrs="drop_conflicts",
-        )
-    except ValueError as err:
-        raise AggregationError(f"runs cannot be concatenated: {err}".splitlines()[0]) from None
-    combined = combined.sortby("sample")
+    subsets = [dim for dim in SUBSET_DIMS if any(dim in ds.dims for ds in datasets)]
+    combined = _concat([ds.drop_dims(subsets, errors="ignore") for ds in datasets], "sample")
     for var in combined.variables.values():
         var.encoding = {}
+    for dim in subsets:
+        part = _subset(runs, dim)
+        combined = combined.merge(part, join="exact", compat="equals")
 
     now = datetime.now(UTC).replace(microsecond=0).isoformat()
     attrs = _common_attrs(datasets)

@@ -506,7 +506,9 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
         and ``beta_fit_n_points`` over ``beta_fit`` (the fit of :data:`BETA_FIT_RULE`, one
         entry per lower end ``beta_fit_t_lower`` of :data:`BETA_FIT_T_LOWERS`, with
         ``beta_fit_t_upper``; NaN with the reason in ``comment`` where a window cannot be
-        fitted).  Global attributes of ``ds`` are copied and ``analysis_method``,
+        fitted); ``snapshot`` with its coordinates (``snapshot_sample``, ``snapshot_seed``,
+        ``y``, ``x``) unchanged where ``ds`` has height snapshots (:func:`_put_snapshot`).
+        Global attributes of ``ds`` are copied and ``analysis_method``,
         ``lambda_window_rule``, ``beta_fit_rule``, ``reference_beta`` (d=1, 2),
         ``jackknife_groups`` are added.
 
@@ -586,6 +588,8 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
             {"units": "1"})  # fmt: skip
         out[name].attrs["comment"] = LAMBDA_WINDOW_RULE
     out = _put_beta_fit(out, ds, data, times, groups, t_units)
+    if "snapshot" in ds.data_vars:
+        out = _put_snapshot(out, ds)
 
     attrs = analysis_attrs(
         ds,
@@ -601,6 +605,16 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
         attrs["reference_beta_err"] = ref.error
         attrs["reference_beta_source"] = ref.source
     out.attrs = attrs
+    return out
+
+
+def _put_snapshot(out: xr.Dataset, ds: xr.Dataset) -> xr.Dataset:
+    """``out`` with the height snapshots of ``ds`` (the kpz key ``snapshot_samples``) as
+    they are, every snapshot sample with its coordinates: the paper figures are drawn from
+    analysis files, and a surface is a single sample's, nothing to average.  The integers
+    stay zlib-compressed (the pipeline's writer compresses only floats)."""
+    out = out.merge(ds[["snapshot"]])
+    out["snapshot"].encoding = {"zlib": True, "complevel": 4}
     return out
 
 

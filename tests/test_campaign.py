@@ -477,7 +477,11 @@ def test_papers_target_one_figure_runs_only_its_points(tmp_path: Path) -> None:
     runs = {o.split("/")[3] for o in planned_outputs(out, "simulate")}
     assert runs == set(camp.figure_points("kelling2017_fig3b"))
     assert all("_L1024_" in r for r in runs)
-    assert len(runs) == sum(pt.get("L") == 1024 for pt in camp.points) >= 4
+    # Fig. 3's points: L = 1024 to t = 10^4 (kelling2012 Fig. 1's snapshot point is L = 1024
+    # to t = 1000, and its own figure's)
+    fig3 = [pt for pt in camp.points if pt.get("L") == 1024 and pt.t_max == 10000]
+    assert len(runs) == len(fig3) >= 4
+    assert set(camp.figure_points("kelling2012_fig1")).isdisjoint(runs)
     assert "benchmark" not in job_counts(out)
 
 

@@ -314,8 +314,8 @@ def test_every_paper_figure_of_analyses_draws_its_means_with_errors(
 
     drawn = []
     for name, (spec, figure) in registry.paper_figures().items():
-        if spec.name != "kpz" or figure.bench:
-            continue
+        if spec.name != "kpz" or figure.bench or figure.paper != "kelling2017":
+            continue  # kelling2012 Fig. 1 is a map of one sample's heights: no means
         fig, _prov = import_function(figure.draw, name)([str(analysis_files[1])])
         assert not _means_without_errors(fig), (name, _means_without_errors(fig))
         drawn.append(name)

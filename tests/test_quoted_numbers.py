@@ -145,7 +145,7 @@ def quotes_papers_fig3() -> list[Quote]:
     at s = 100, and the noise at t/s > 30 (analysis.kelling2017_corr.noise_table)."""
     from analysis.kelling2017_corr import noise_table
 
-    found = analyses("papers", "kpz_d2_L1024_*")
+    found = {n: d for n, d in analyses("papers", "kpz_d2_L1024_*").items() if "_snap" not in n}
     means, errs = {}, {}
     for name, ds in found.items():
         k = int(np.flatnonzero(ds["s"].values == 100.0)[0])

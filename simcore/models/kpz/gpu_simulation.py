@@ -10,7 +10,8 @@ the same, :func:`.gpu_observables.heights`), which keeps the GPU memory and the
 checkpoint at 2 bits instead of 32 per site and waiting time (a 32-sample job at
 L = 2^13 checkpoints 1.5 GiB instead of 17.5).
 The dataset is the CPU simulation's, bit for bit, for the same config with
-``backend: cpu`` (the numba twin).
+``backend: cpu`` (the numba twin); so are the height snapshots of ``snapshot_samples``,
+which come back from the heights the job measures at t_max, one sample at a time.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ class KPZGPUSimulation(StateOnGPU, LockstepProgress, KPZSimulation):
             "net": cp.zeros(S, dtype=cp.int64),
             "snap_net": cp.zeros((ns, S), dtype=cp.int64),
             "snap_lat": cp.zeros((ns, S, flat.size), dtype=cp.uint32),
+            **self._initial_snapshot(),  # on the host: filled once, at t_max
         }
 
     def step(self, st: dict) -> None:
@@ -64,6 +66,9 @@ class KPZGPUSimulation(StateOnGPU, LockstepProgress, KPZSimulation):
             self.kernel.sweeps(st["lat"], st["net"], t_from, t_to - t_from, 0, self.k0, self.k1)
         h = obs.heights(st["lat"], self.L, st["net"])
         st["W2"][:, ti], st["mean_h"][:, ti] = obs.width_and_mean(h)
+        if ti + 1 == self.times.size:  # t_max: the snapshots, one sample's heights at a time
+            for j in range(self.n_snapshots):
+                self._keep_snapshot(st, j, h[j].get())
         for k, s in enumerate(self.waits):
             if s == t_to:
                 st["snap_net"][k] = st["net"]

@@ -87,3 +87,26 @@ def site_coords(dim: int, L: int, site: int) -> tuple[int, int]:
     w, i = int(site) >> 4, int(site) & 15
     WL = L >> 2
     return 4 * (w % WL) + (i & 3), 4 * (w // WL) + (i >> 2)
+
+
+def height_bound(dim: int, L: int, t_max: int) -> int:
+    """Largest |h| any site can reach by ``t_max`` MCS from the flat start.
+
+    The flat start has h in {0, 1}; one MCS is at most N = L^d attempts of any scheme (DB
+    performs only a fraction of them), each changing one height by 2, so the mean height
+    moves by at most 2 per MCS; neighbouring heights differ by 1, so no site is farther
+    from the mean than the torus diameter, L / 2 (d = 1) or L (d = 2).
+    """
+    return 1 + 2 * int(t_max) + (int(L) if dim == 2 else int(L) // 2)
+
+
+def snapshot_dtype(dim: int, L: int, t_max: int) -> np.dtype:
+    """The smallest signed integer type that holds every height of a run to ``t_max``
+    (:func:`height_bound`): the type of the stored height snapshots, so that a snapshot of
+    L = 1024 to t = 1000 MCS takes 2 bytes per site, not 4, and all jobs of a point (same
+    dim, L, t_max) store the same type."""
+    bound = height_bound(dim, L, t_max)
+    for dtype in (np.int8, np.int16, np.int32, np.int64):
+        if bound <= np.iinfo(dtype).max:
+            return np.dtype(dtype)
+    raise ValueError(f"heights up to {bound} do not fit into int64")

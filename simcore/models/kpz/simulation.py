@@ -15,7 +15,7 @@ from simcore.models import registry
 from simcore.models.kpz.decomposed import dd_sweeps
 from simcore.models.kpz.geometry import geometry_from_config, parse_scheme
 from simcore.models.kpz.kernels import sequential_sweeps
-from simcore.models.kpz.lattice import flat_lattice, n_words
+from simcore.models.kpz.lattice import flat_lattice, n_words, snapshot_dtype
 from simcore.models.kpz.observables import (
     height_autocorrelation,
     measure_heights,
@@ -67,6 +67,9 @@ class KPZSimulation(OnCPU):
         )
         self.k0, self.k1 = philox_key(cfg["seed"])
         self._h: np.ndarray | None = None  # height buffer, allocated on first use
+        # the first n_snapshots samples keep their heights at t_max (key snapshot_samples)
+        self.n_snapshots = min(int(cfg.get("snapshot_samples", 0)), self.samples)
+        self.snapshot_dtype = snapshot_dtype(self.dim, self.L, int(cfg["t_max"]))
         self._geo = geometry_from_config(cfg).as_array() if parse_scheme(cfg["scheme"]) else None
 
     def _sweeps(self, lat: np.ndarray, t_from: int, n: int, sample: int) -> int:
@@ -92,7 +95,32 @@ class KPZSimulation(OnCPU):
             "net": 0,
             "snap_h": np.zeros((ns, self.n_sites), dtype=np.int32),
             "snap_lat": np.zeros((ns, n_words(self.dim, self.L)), dtype=np.uint32),
+            **self._initial_snapshot(),
         }
+
+    def _initial_snapshot(self) -> dict:
+        """The state's ``snapshot`` array (n_snapshots x N heights of :attr:`snapshot_dtype`),
+        or nothing where no snapshot is asked for: a job without snapshots keeps the state,
+        checkpoints and run files it had before the key existed."""
+        if not self.n_snapshots:
+            return {}
+        return {"snapshot": np.zeros((self.n_snapshots, self.n_sites), dtype=self.snapshot_dtype)}
+
+    def _keep_snapshot(self, st: dict, row: int, h: np.ndarray) -> None:
+        """Store the host heights ``h`` (L^d, index x + L y) of sample ``row`` at t_max as
+        its snapshot.  The heights are the run's own measurement (the slopes summed by
+        :func:`.lattice.heights`, the constant fixed by the event count), so the snapshot
+        is the surface whose W^2 the run records at t_max.  A height outside
+        :attr:`snapshot_dtype` would mean :func:`.lattice.height_bound` is wrong: a
+        RuntimeError rather than a wrapped value."""
+        info = np.iinfo(self.snapshot_dtype)
+        lo, hi = int(h.min()), int(h.max())
+        if lo < info.min or hi > info.max:
+            raise RuntimeError(
+                f"heights {lo}..{hi} of sample {row} exceed the snapshot type "
+                f"{self.snapshot_dtype} (height bound broken)"
+            )
+        st["snapshot"][row] = h
 
     def done(self, st: dict) -> bool:
         """True when every sample has reached t_max."""
@@ -134,6 +162,8 @@ class KPZSimulation(OnCPU):
             if s <= t_to:
                 st["C_h"][i, k, ti] = height_autocorrelation(h, st["snap_h"][k])
                 st["C_s"][i, k, ti] = slope_autocorrelation(lat, st["snap_lat"][k])
+        if ti + 1 == self.times.size and i < self.n_snapshots:
+            self._keep_snapshot(st, i, h)
         if ti + 1 < self.times.size:
             st["ti"] = ti + 1
         else:
@@ -180,4 +210,49 @@ class KPZSimulation(OnCPU):
                 },
             ),
         }
-        return xr.Dataset(data, coords=coords)
+        if self.n_snapshots:
+            snap_coords, snap_data = self._snapshot_variables(st["snapshot"])
+            coords.update(snap_coords)
+            data.update(snap_data)
+        ds = xr.Dataset(data, coords=coords)
+        if self.n_snapshots:
+            ds["snapshot"].encoding = {"zlib": True, "complevel": 4}
+        return ds
+
+    def _snapshot_variables(self, snapshot: np.ndarray) -> tuple[dict, dict]:
+        """(coordinates, variables) of the snapshot: ``snapshot(snapshot_sample, y, x)``
+        (d = 1: ``(snapshot_sample, x)``), the heights at t_max of the job's first samples
+        as integers of :attr:`snapshot_dtype` (zlib-compressed by :meth:`to_dataset`: the
+        pipeline compresses only floats by itself), with the global sample index and the
+        job seed of each as coordinates of ``snapshot_sample``, so that aggregation
+        concatenates the snapshots of a point's jobs along that dimension as it does the
+        samples, and a figure can name the run a surface comes from."""
+        L, n, offset = self.L, self.n_snapshots, int(self.cfg["sample_offset"])
+        site = {"units": "1", "model_units": "lattice sites"}
+        coords = {
+            "snapshot_sample": (
+                "snapshot_sample",
+                np.arange(offset, offset + n, dtype=np.int64),
+                {"long_name": "sample index of the height snapshot", "units": "1"},
+            ),
+            "snapshot_seed": (
+                "snapshot_sample",
+                np.full(n, int(self.cfg["seed"]), dtype=np.uint64),
+                {"long_name": "job seed of the run of the height snapshot", "units": "1"},
+            ),
+            "x": ("x", np.arange(L, dtype=np.int64), {"long_name": "site x", **site}),
+        }
+        dims: tuple[str, ...] = ("snapshot_sample", "x")
+        if self.dim == 2:
+            coords["y"] = ("y", np.arange(L, dtype=np.int64), {"long_name": "site y", **site})
+            dims = ("snapshot_sample", "y", "x")
+        t_max, unit = int(self.cfg["t_max"]), _spec().time_unit
+        attrs = in_model_units(
+            f"surface height h at t = t_max = {t_max} {unit}",
+            HEIGHT,
+            comment="heights in units of the elementary step (lattice units), the slopes "
+            "summed from site 0 (kelling2012 eq. 5) plus the constant that the net "
+            "depositions fix (the flat start has mean height 1/2)",
+        )
+        values = snapshot.reshape((n, *(L,) * self.dim))
+        return coords, {"snapshot": (dims, values, attrs)}

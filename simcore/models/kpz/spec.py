@@ -12,6 +12,7 @@ from simcore.models.kpz.geometry import (
     geometry_problem,
     parse_scheme,
 )
+from simcore.models.kpz.lattice import snapshot_dtype
 from simcore.models.spec import Key, ModelSpec, PaperFigure, Simulation, Work, format_number
 from simcore.sampling import sampling_times
 
@@ -58,6 +59,9 @@ class KPZSpec(ModelSpec):
                       default=None, type="int", applies=is_dd, applies_to=_DD),
         "waiting_times": Key("waiting times s of C(t, s), MCS (1 <= s <= t_max)", default=[],
                              type="list[int]", point=False, kind="list"),
+        "snapshot_samples": Key("height snapshots: the first N samples of a job store h at "
+                                "t_max as snapshot(snapshot_sample, y, x) (d = 1: x); 0: none",
+                                default=0, type="int", point=False),
     }  # fmt: skip
     time_unit = "MCS"
     resource_rates = {
@@ -84,6 +88,10 @@ class KPZSpec(ModelSpec):
         PaperFigure("performance", "kelling2017", "Fig. 7 (kelling2012 Figs. 4/5): update "
                     "attempts per ns and time per MCS vs L", "analysis.kelling2017:performance",
                     bench=("dd",)),
+        PaperFigure("kelling2012_fig1", "kelling2012", "Fig. 1: snapshot of a 2+1D KPZ surface "
+                    "(octahedron model), h - <h> of one sample at t_max in colour, with a line "
+                    "cut; one point run with snapshot_samples >= 1",
+                    "analysis.kelling2012_kpz:fig1"),
     )  # fmt: skip
     bench_kernels = {
         "sequential": "simcore.models.kpz.bench:SEQUENTIAL",
@@ -115,6 +123,7 @@ class KPZSpec(ModelSpec):
                     "waiting_times", s, f"waiting time exceeds t_max = {cfg['t_max']}"
                 )
         cfg["waiting_times"] = sorted(set(wt))
+        self._check_snapshots(cfg)
         parsed = parse_scheme(cfg["scheme"])
         if parsed is None:
             if cfg["backend"] != "cpu":
@@ -123,6 +132,22 @@ class KPZSpec(ModelSpec):
                 )
             return
         self._check_decomposition(cfg, parsed)
+
+    @staticmethod
+    def _check_snapshots(cfg: dict[str, Any]) -> None:
+        """``snapshot_samples``: an integer >= 0.  0 (the default) is dropped from the
+        config, so that a run without snapshots has the run config, job file, point name,
+        seeds and run-file attributes it had before the key existed (a campaign's existing
+        jobs stay up to date)."""
+        n = cfg.get("snapshot_samples", 0)
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise ConfigError(
+                "snapshot_samples",
+                n,
+                "must be an integer >= 0 (samples per job whose heights at t_max are stored)",
+            )
+        if n == 0:
+            cfg.pop("snapshot_samples", None)
 
     @staticmethod
     def _check_decomposition(cfg: dict[str, Any], parsed: tuple[str, str]) -> None:
@@ -153,14 +178,19 @@ class KPZSpec(ModelSpec):
     def point_name(self, cfg: Mapping[str, Any]) -> str:
         """``kpz_d2_L256_p1_q0_sequential_cpu``; DD schemes append their decomposition,
         ``..._DTrDT_gpu_D128x128_tc1-1`` (plus ``_ta0.5`` and ``_w5`` where t_async and
-        border are set), since runs of different decompositions are different points."""
+        border are set), since runs of different decompositions are different points.
+        Runs with height snapshots end in ``_snap<N>``: their files hold more than those of
+        the same settings without, so a campaign keeps both apart (kelling2012 Fig. 1's
+        short run beside kelling2017's long reference of the same L), and names without
+        snapshots stay as they were."""
         name = (
             f"kpz_d{int(cfg['dim'])}_L{int(cfg['L'])}_p{format_number(cfg['p'])}"
             f"_q{format_number(cfg['q'])}_{cfg['scheme']}_{cfg['backend']}"
         )
+        snap = f"_snap{int(cfg['snapshot_samples'])}" if cfg.get("snapshot_samples") else ""
         parsed = parse_scheme(cfg["scheme"])
         if parsed is None:
-            return name
+            return name + snap
         name += f"_D{cfg['domain'][0]}x{cfg['domain'][1]}"
         if parsed[1]:
             name += f"_tc{cfg['tc'][0]}-{cfg['tc'][1]}"
@@ -168,7 +198,7 @@ class KPZSpec(ModelSpec):
             name += f"_ta{format_number(cfg['t_async'])}"
         if cfg.get("border") is not None:
             name += f"_w{int(cfg['border'])}"
-        return name
+        return name + snap
 
     def uses_threads(self, cfg: Mapping[str, Any]) -> bool:
         """The DD schemes run their domains in parallel on the CPU (a GPU job runs on the
@@ -206,6 +236,11 @@ class KPZSpec(ModelSpec):
         row's scratch of :func:`.gpu_observables.heights` (16 S L).  Host: state = the
         checkpoint's copy of the device state, results as on the CPU, scratch = the host
         round table beyond that copy (the two are never held at once).
+
+        Height snapshots (``snapshot_samples``, n = min(N_snap, S) of them): n N heights of
+        :func:`.lattice.snapshot_dtype` in the host state of either backend (the run file's
+        variable is a view of them); a GPU job copies each sample's int32 heights back at
+        t_max through a host row of 4 N bytes, when the round table is no longer held.
         """
         dim, L = int(job["dim"]), int(job["L"])
         n, samples = L**dim, int(job["samples"])
@@ -214,14 +249,17 @@ class KPZSpec(ModelSpec):
         times = sampling_times(int(job["t_max"]), int(job["points_per_decade"]), waits)
         lattice = n // 4 if dim == 2 else n // 8
         results = 8 * samples * times.size * (2 + 2 * n_s)
+        n_snap = min(int(job.get("snapshot_samples", 0)), samples)
+        snap = n_snap * n * snapshot_dtype(dim, L, int(job["t_max"])).itemsize
         if job["backend"] != "gpu":
-            return (1 + n_s) * lattice + 4 * n * n_s, results, 8 * n + lattice, 0
+            return (1 + n_s) * lattice + 4 * n * n_s + snap, results, 8 * n + lattice, 0
         state = samples * ((1 + n_s) * lattice + 8 * (1 + n_s))
         longest = int((times[1:] - times[:-1]).max()) if times.size > 1 else 0
         table = 24 * longest * geometry_from_config(dict(job)).rounds * samples
         rebuilt = any(s < int(job["t_max"]) for s in waits)
         heights = 4 * samples * n * (2 if rebuilt else 1) + 16 * samples * L
-        return state, results, max(0, table - state), state + max(table, heights)
+        scratch = max(0, table - state, 4 * n if n_snap else 0)
+        return state + snap, results, scratch, state + max(table, heights)
 
     def campaign_figures(self, points: Sequence[Mapping[str, Any]]) -> dict[str, str]:
         """W^2, beta_eff, C_h, C_s and lambda/z of every point."""
