@@ -17,12 +17,29 @@ pytest.register_assert_rewrite("simcore.testing")
 
 from simcore.testing import assert_same_run_files, run_simcore, run_with_stops  # noqa: E402
 
-__all__ = ["assert_same_run_files", "default_sigint", "gpu_count", "nvcc_ptx", "run_and_load",
-           "run_simcore", "run_steps", "run_with_stops", "small_config"]  # fmt: skip
+__all__ = ["assert_quoted", "assert_same_run_files", "default_sigint", "gpu_count", "nvcc_ptx",
+           "page_text", "run_and_load", "run_simcore", "run_steps", "run_with_stops",
+           "small_config"]  # fmt: skip
+
+ROOT = Path(__file__).resolve().parents[1]
 
 #: The plug-ins' own test suites run with the plug-in installed (tests/test_models.py
 #: runs them so), never as part of simcore's.
 collect_ignore = ["plugins"]
+
+
+def page_text(page: str) -> str:
+    """A page of the repository (``README.md``, ``docs/...``) with its line breaks as spaces
+    and without bold, so that a quoted text may wrap or be emphasised."""
+    return " ".join((ROOT / page).read_text().replace("**", "").split())
+
+
+def assert_quoted(text: str, page: str = "README.md", what: str = "") -> None:
+    """A number a test measures must stand in the page that quotes it, as ``text``: the
+    page and the measurement cannot drift apart (tests/test_quoted_numbers.py does the
+    same for the numbers of the published data)."""
+    text = " ".join(text.split())
+    assert text in page_text(page), f"{page} lacks {text!r} ({what or 'a measured number'})"
 
 
 def default_sigint() -> None:

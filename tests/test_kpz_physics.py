@@ -4,6 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
+from conftest import assert_quoted
 
 from simcore.config import validate_run_config
 from simcore.models.kpz.simulation import KPZSimulation
@@ -61,6 +62,7 @@ def test_1d_stationary_width():
     print(f"1D stationary <W^2>, L=32: {mean:.4f} +- {err:.4f} (exact {(L + 1) / 12:.4f})")
     assert abs(mean - (L + 1) / 12) < 3 * err, (mean, err)
     assert err < 0.05  # the test can fail: the statistics resolve 2% deviations
+    assert_quoted(f"| {mean:.3f} +- {err:.3f} |", what="README Validation, 1D <W^2>")
 
 
 @pytest.mark.slow
@@ -77,6 +79,7 @@ def test_1d_growth_exponent():
     print(f"1D beta on [100, 1000], L=4096, 64 samples: {beta:.4f} +- {err:.4f}")
     assert err < 0.01
     assert abs(beta - 1 / 3) < 0.02, (beta, err)
+    assert_quoted(f"| {beta:.3f} +- {err:.3f} (KPZ: 1/3", what="README Validation, 1D beta")
 
 
 @pytest.mark.slow
@@ -97,6 +100,7 @@ def test_2d_initial_width_and_growth_exponent():
     print(f"2D beta on [100, 1000], L=256, 12 samples: {beta:.4f} +- {err:.4f}")
     assert err < 0.02
     assert 0.19 < beta < 0.26, (beta, err)
+    assert_quoted(f"| {beta:.3f} +- {err:.3f} (asymptotic", what="README Validation, 2D beta")
 
 
 def test_growth_and_etching_are_mirror_images():

@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import xarray as xr
+from conftest import page_text
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "docs" / "data"
@@ -345,15 +346,10 @@ SOURCES: dict[str, Callable[[], Iterable[Quote]]] = {
 }
 
 
-def _page(name: str) -> str:
-    """A page's text with its line breaks as spaces (a quote may wrap) and without bold."""
-    return " ".join((ROOT / name).read_text().replace("**", "").split())
-
-
 @pytest.mark.parametrize("source", sorted(SOURCES))
 def test_quoted_numbers_match_published_data(source: str) -> None:
     """Every text the source backs stands verbatim in its page."""
-    missing = [q for q in SOURCES[source]() if " ".join(q.text.split()) not in _page(q.page)]
+    missing = [q for q in SOURCES[source]() if " ".join(q.text.split()) not in page_text(q.page)]
     for q in missing:
         print(f"{q.page}: expected {q.text!r} ({q.what})")
     assert not missing, "; ".join(f"{q.page} lacks {q.text!r} ({q.what})" for q in missing)
