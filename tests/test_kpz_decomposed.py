@@ -5,7 +5,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 import pytest
+from conftest import assert_quoted, page_text
 
+from analysis.plotting import value_error_text
 from simcore.config import ConfigError, validate_run_config
 from simcore.models.kpz.decomposed import dd_sweeps, domain_origin, domain_update
 from simcore.models.kpz.geometry import (
@@ -219,6 +221,10 @@ def test_growth_exponent_2d_under_dd(scheme: str) -> None:
     beta = 0.5 * np.log(m[1] / m[0]) / np.log(10.0)
     print(f"{scheme}: beta(30..300) = {beta:.4f}")
     assert 0.17 < beta < 0.27
+    # the README's Validation row quotes the three schemes' values in this order
+    row = page_text("README.md").split("| 2D beta under DTrDB / DTrDT / DTr, ")[1].split(" |")[1]
+    quoted = row.split(" (window")[0].strip().split(" / ")
+    assert quoted[["DTrDB", "DTrDT", "DTr"].index(scheme)] == f"{beta:.3f}", (row, beta)
 
 
 def _slope_autocorrelation_late(scheme: str, samples: int) -> tuple[float, float]:
@@ -255,3 +261,6 @@ def test_coarse_dead_border_imprints_a_pattern_random_origin_does_not() -> None:
     print(f"C_s late: cDBDT {cdb:.5f} +- {cdb_err:.5f}, DTrDT {dtr:.5f} +- {dtr_err:.5f}")
     assert cdb > 5 * cdb_err
     assert abs(dtr) < 3 * dtr_err
+    quote = (f"cDBDT {value_error_text(cdb, cdb_err)} (a plateau), DTrDT "
+             f"{value_error_text(dtr, dtr_err)} (zero)")  # fmt: skip
+    assert_quoted(quote, what="README Validation, cDB against DTr")
