@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -382,3 +383,18 @@ def test_published_analysis_recomputes_from_its_dataset(dataset: Path) -> None:
             np.testing.assert_allclose(a, b, rtol=1e-10, atol=0, equal_nan=True, err_msg=name)
         else:
             assert (a == b).all(), name
+
+
+#: How the reproduction pages cite the README: ``Ours (README, "section"): "quoted text"``.
+README_CITATION = re.compile(r'\(README[^)]*\):? "([^"]+)"')
+
+
+@pytest.mark.parametrize("paper", ["kelling2012", "kelling2017", "darkins2024", "lulli2015"])
+def test_reproduction_pages_quote_the_readme_verbatim(paper: str) -> None:
+    """Every text a reproduction page quotes from the README stands there verbatim, so the
+    pages' copies of our numbers follow the README, which the tests above hold to the
+    data."""
+    readme = page_text(README)
+    quotes = README_CITATION.findall(page_text(f"{REPRO}/{paper}.md"))
+    stale = [q for q in quotes if q not in readme]
+    assert not stale, f"{REPRO}/{paper}.md quotes what the README no longer says: {stale[0]!r}"
