@@ -120,6 +120,44 @@ def quotes_kmc2d() -> list[Quote]:
     return [Quote(README, text, "kmc2d Fig. 3 row"), Quote(README, perf, "Performance")]
 
 
+def quotes_kmc2d_timestep() -> list[Quote]:
+    """darkins2024 Fig. 2 (CPU twin, n = 64, phi = 1): how dt grows between rejections, how
+    a rejection cuts it, and how often one comes once dt has settled (from the first six
+    growth steps in a row on)."""
+    rows = table("kmc2d_timestep_cpu.csv")
+    dt = np.array([float(r["dt"]) for r in rows])
+    rejected = np.array([int(r["step"]) for r in rows if r["accepted"] == "0"])
+    factor = np.round(dt[1:] / dt[:-1], 4)
+    grow = float(np.median(factor[(factor > 1) & (factor < 2)]))
+    cut = float(np.median(factor[factor < 1]))
+    settled = next(i for i in range(factor.size) if np.all(factor[i : i + 6] == grow))
+    later = rejected[rejected > settled]
+    every = (later[-1] - later[0]) / (later.size - 1)
+    halved = {0.5: "halved"}[cut]
+    return [
+        Quote(README, f"dt grows by {grow:g} until it crosses the zone, is rejected and "
+              f"{halved}, about once in {every:.0f} steps", "Fig. 2 row"),
+        Quote(README, f"about 1 step in {every:.0f} rejected once dt settles", "validation row"),
+    ]  # fmt: skip
+
+
+def quotes_kmc2d_surfaces() -> list[Quote]:
+    """darkins2024 Fig. 3's surfaces (serial integrator, 10^3 events per cell): the step
+    density of each phi's surface, by the model's own definition."""
+    from simcore.models.kmc2d.simulation import step_density
+
+    rows = table("kmc2d_surfaces_cpu.csv")
+    dens = []
+    for phi in sorted({float(r["phi"]) for r in rows}):
+        cells = [r for r in rows if float(r["phi"]) == phi]
+        n = int(cells[0]["n"])
+        x = np.zeros((n, n), dtype=np.int64)
+        for r in cells:
+            x[int(r["row"]), int(r["col"])] = int(r["height"])
+        dens.append(f"{step_density(x):.2f}")
+    return [Quote(README, f"step densities {' / '.join(dens)}", "Fig. 3 surfaces")]
+
+
 # ------------------------------------------------------------------ campaign data
 
 
@@ -339,6 +377,8 @@ SOURCES: dict[str, Callable[[], Iterable[Quote]]] = {
     "kpz_dd": quotes_kpz_dd,
     "fcc": quotes_fcc,
     "kmc2d": quotes_kmc2d,
+    "kmc2d_timestep": quotes_kmc2d_timestep,
+    "kmc2d_surfaces": quotes_kmc2d_surfaces,
     "papers_fig3": quotes_papers_fig3,
     "papers_fig6": quotes_papers_fig6,
     "kelling2017_scale": quotes_kelling2017_scale,
