@@ -46,6 +46,7 @@ __all__ = [
     "layout_style",
     "load_ea3d_bench",
     "load_scaling",
+    "from_ea3d_table",
     "plot_psflip_L",
     "plot_psflip_k",
     "plot_psflip_prng",
@@ -359,8 +360,9 @@ def plot_scaling_collapse(rows: Sequence[Row]) -> Figure:
     return fig
 
 
-def _psflip(plot: Callable[[Sequence[Row]], Figure], inputs: Sequence[str]) -> Drawn:
-    """A psFlip figure from the one table of ``simcore bench ea3d --csv``, with provenance."""
+def from_ea3d_table(plot: Callable[[Sequence[Row]], Figure], inputs: Sequence[str]) -> Drawn:
+    """A figure drawn by ``plot`` from the one table of ``simcore bench ea3d --csv``, with
+    provenance (Figs. 4, 5, 9 here; Figs. 7, 8 in :mod:`analysis.lulli2015_tables`)."""
     (path,) = inputs
     rows = load_ea3d_bench(path)
     configs = sorted({f"{r['layout']} L={r['L']} k={r['k']} {r['prng']}" for r in rows})
@@ -388,17 +390,17 @@ def _scaling(plot: Callable[[Sequence[Row]], Figure], inputs: Sequence[str]) -> 
 
 def psflip_k(inputs: Sequence[str]) -> Drawn:
     """lulli2015 Fig. 4 (:func:`plot_psflip_k`) from a ``simcore bench ea3d`` table."""
-    return _psflip(plot_psflip_k, inputs)
+    return from_ea3d_table(plot_psflip_k, inputs)
 
 
 def psflip_L(inputs: Sequence[str]) -> Drawn:
     """lulli2015 Fig. 5 (:func:`plot_psflip_L`) from a ``simcore bench ea3d`` table."""
-    return _psflip(plot_psflip_L, inputs)
+    return from_ea3d_table(plot_psflip_L, inputs)
 
 
 def psflip_prng(inputs: Sequence[str]) -> Drawn:
     """lulli2015 Fig. 9 (:func:`plot_psflip_prng`) from a ``simcore bench ea3d`` table."""
-    return _psflip(plot_psflip_prng, inputs)
+    return from_ea3d_table(plot_psflip_prng, inputs)
 
 
 def strong_scaling(inputs: Sequence[str]) -> Drawn:

@@ -34,7 +34,13 @@ import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 
-from analysis.lulli2015 import _medians, _only, layout_style, load_ea3d_bench, size_branch
+from analysis.lulli2015 import (
+    _medians,
+    _only,
+    from_ea3d_table,
+    layout_style,
+    size_branch,
+)
 from analysis.plotting import STYLE, Drawn, guide_style, new_figure
 from analysis.tables import Row, read_table, table_provenance
 
@@ -230,53 +236,55 @@ def _seconds(t: tuple[float, float, float] | None) -> str:
     return " / ".join(f"{v:.2f}" for v in t)
 
 
+def _markdown_table(
+    gens: list[str],
+    ours: dict[str, dict[str, Row]],
+    value: str,
+    ours_text: Callable[[str, Row], str],
+    paper: dict[str, Any],
+    paper_gpus: Sequence[str],
+    paper_text: Callable[[str, Any], str],
+) -> list[str]:
+    """One Markdown table: per generator, ours per device (``ours_text`` where ``value`` is
+    finite, the status else, its status beside a value of a row not "ok") and the paper's
+    per GPU (``paper_text``, or a dash where the paper has no such generator)."""
+    head = ["generator", *(f"ours, {d}" for d in ours), *(f"paper, {g}" for g in paper_gpus)]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for g in gens:
+        cells = [GENERATOR_NAMES.get(g, g)]
+        for by_gen in ours.values():
+            r = by_gen.get(g)
+            if r is None:
+                cells.append("not measured")
+            elif _finite(r[value]):
+                cells.append(ours_text(g, r) + ("" if r["status"] == "ok" else f" ({r['status']})"))
+            else:
+                cells.append(r["status"])
+        cells += [paper_text(g, paper[g][gpu]) if g in paper else "—" for gpu in paper_gpus]
+        out.append("| " + " | ".join(cells) + " |")
+    return out
+
+
 def prng_markdown(rows: Sequence[Row]) -> str:
     """Tables 1 and 2 as Markdown, for a docs page: per generator, ours (one column per
     device; t_INIT / t_GEN / t_TOT in seconds, instances per second) beside the paper's
     numbers per GPU, and the status of every generator ours could not run."""
     gens = _generators(rows)
-    host, dev = _ours_by_device(rows, "host"), _ours_by_device(rows, "device")
     out = [f"Paper: {PAPER_SOURCE}, Tables 1 and 2.", "",
            "**Table 1** (host API: fill 2^29 single-precision floats), t_INIT / t_GEN / "
            "t_TOT in seconds:", ""]  # fmt: skip
-    head = ["generator", *(f"ours, {d}" for d in host), *(f"paper, {g}" for g in PAPER_T1_GPUS)]
-    out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for g in gens:
-        cells = [GENERATOR_NAMES.get(g, g)]
-        for by_gen in host.values():
-            r = by_gen.get(g)
-            if r is None:
-                cells.append("not measured")
-            elif _finite(r["t_tot"]):
-                cells.append(
-                    f"{r['t_init']:.3g} / {r['t_gen']:.3g} / {r['t_tot']:.3g}"
-                    + ("" if r["status"] == "ok" else f" ({r['status']})")
-                )
-            else:
-                cells.append(r["status"])
-        cells += [_seconds(PAPER_TABLE1[g][gpu]) if g in PAPER_TABLE1 else "—"
-                  for gpu in PAPER_T1_GPUS]  # fmt: skip
-        out.append("| " + " | ".join(cells) + " |")
+    out += _markdown_table(
+        gens, _ours_by_device(rows, "host"), "t_tot",
+        lambda g, r: f"{r['t_init']:.3g} / {r['t_gen']:.3g} / {r['t_tot']:.3g}",
+        PAPER_TABLE1, PAPER_T1_GPUS, lambda g, t: _seconds(t),
+    )  # fmt: skip
     out += ["", "**Table 2** (device API: 64 blocks of 256 threads, 2^15 numbers per thread, "
             "10 launches), instances per second:", ""]  # fmt: skip
-    head = ["generator", *(f"ours, {d}" for d in dev), *(f"paper, {g}" for g in PAPER_T2_GPUS)]
-    out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for g in gens:
-        cells = [GENERATOR_NAMES.get(g, g)]
-        for by_gen in dev.values():
-            r = by_gen.get(g)
-            if r is None:
-                cells.append("not measured")
-            elif _finite(r["per_second"]):
-                cells.append(
-                    _paper_t2(g, r["per_second"])
-                    + ("" if r["status"] == "ok" else f" ({r['status']})")
-                )
-            else:
-                cells.append(r["status"])
-        cells += [_paper_t2(g, PAPER_TABLE2[g][gpu]) if g in PAPER_TABLE2 else "—"
-                  for gpu in PAPER_T2_GPUS]  # fmt: skip
-        out.append("| " + " | ".join(cells) + " |")
+    out += _markdown_table(
+        gens, _ours_by_device(rows, "device"), "per_second",
+        lambda g, r: _paper_t2(g, r["per_second"]),
+        PAPER_TABLE2, PAPER_T2_GPUS, _paper_t2,
+    )  # fmt: skip
     return "\n".join(out) + "\n"
 
 
@@ -513,19 +521,11 @@ def prng_tables(inputs: Sequence[str]) -> Drawn:
     return plot_prng_tables(rows), {**prov, "backend": "gpu"}
 
 
-def _ea3d(plot: Callable[[Sequence[Row]], Figure], inputs: Sequence[str]) -> Drawn:
-    (path,) = inputs
-    rows = load_ea3d_bench(path)
-    configs = sorted({f"{r['layout']} L={r['L']} k={r['k']} {r['prng']}" for r in rows})
-    prov = table_provenance([path], rows, "; ".join(configs), f"{len(rows)} measurements")
-    return plot(rows), prov
-
-
 def best_k(inputs: Sequence[str]) -> Drawn:
     """lulli2015 Fig. 7 (:func:`plot_best_k`) from a ``simcore bench ea3d`` table."""
-    return _ea3d(plot_best_k, inputs)
+    return from_ea3d_table(plot_best_k, inputs)
 
 
 def bandwidth(inputs: Sequence[str]) -> Drawn:
     """lulli2015 Fig. 8 (:func:`plot_bandwidth`) from a ``simcore bench ea3d`` table."""
-    return _ea3d(plot_bandwidth, inputs)
+    return from_ea3d_table(plot_bandwidth, inputs)

@@ -13,6 +13,7 @@ import importlib
 import importlib.util
 import inspect
 import math
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,7 @@ def option_text(value: Any) -> str:
     return text
 
 
+@cache
 def draw_option_names(draw: str) -> tuple[str, ...] | None:
     """The keyword options of a paper figure's draw function ``"module:function"``: its
     parameters after the first (the inputs) that can be passed by keyword; ``None`` where
@@ -53,7 +55,8 @@ def draw_option_names(draw: str) -> tuple[str, ...] | None:
     campaign is loaded by every Snakemake command (and every job under Slurm), and the
     analysis modules import matplotlib and xarray (about 1.5 s).  A function the source
     does not define plainly (decorated, assigned, re-exported) is imported instead.
-    ``ValueError`` where the module or function cannot be found.
+    ``ValueError`` where the module or function cannot be found.  Cached: a campaign names
+    the same draw function in several entries, and the source is read once per process.
     """
     module, _, name = draw.partition(":")
     try:
