@@ -106,18 +106,70 @@ def quotes_fcc() -> list[Quote]:
     ]  # fmt: skip
 
 
+def peers(**match: str) -> float:
+    """The measurement of the published CUDA codes (docs/data/bench/peers_h100.log, lines
+    ``PEER key=value ...``) whose keys equal ``match``: attempts/ns (CudaKpz) or real
+    events/s (kmc-gpu)."""
+    found = []
+    for line in (DATA / "bench" / "peers_h100.log").read_text().splitlines():
+        if line.startswith("PEER "):
+            kv = dict(item.split("=", 1) for item in line.split()[1:])
+            if all(kv.get(k) == v for k, v in match.items()):
+                found.append(kv)
+    assert len(found) == 1, f"{len(found)} peer lines match {match}"
+    (kv,) = found
+    return float(kv.get("att_per_ns") or kv["real_events_per_s"])
+
+
+def quotes_kpz_headline() -> list[Quote]:
+    """The README's performance numbers: simcore's DTrDT and DTrDB on one H100 at L = 2^16
+    (medians of 5 repeats), the published CudaKpz code in the same run on the same card,
+    and DTr on the host's 16 cores."""
+    rows = table("kpz_dd_headline_h100.csv")
+
+    def median(scheme: str, p: str) -> float:
+        vals = [float(r["attempts_per_ns"]) for r in rows if r["scheme"] == scheme and r["p"] == p]
+        assert len(vals) == 5, f"{len(vals)} {scheme} p={p} rows"
+        return statistics.median(vals)
+
+    dt1, dt6, db1, db6 = (median("DTrDT", "1"), median("DTrDT", "0.6"),
+                          median("DTrDB", "1"), median("DTrDB", "0.6"))  # fmt: skip
+    pk1 = peers(code="cudakpz", path="mcs", L="65536")
+    pk6 = peers(code="cudakpz", path="mcsPQ", L="65536", p="0.6")
+    cpu = statistics.median(float(r["attempts_per_ns"]) for r in table("kpz_dd_cpu16_xeon.csv"))
+    return [
+        Quote(README, f"DTrDT {dt1:.1f} for p = 1, q = 0 and {dt6:.1f} for p = 0.6, q = 0.3; "
+              f"DTrDB {db1:.1f} and {db6:.1f}", "GPU speeds"),
+        Quote(README, f"in the same run on the same card: {pk1:.1f} and {pk6:.1f}", "CudaKpz"),
+        Quote(README, f"DTrDT runs {dt1 / pk1:.2f}x and {dt6 / pk6:.2f}x its speed, DTrDB "
+              f"{db1 / pk1:.2f}x and {db6 / pk6:.2f}x", "ratios to CudaKpz"),
+        Quote(README, f"16 Xeon cores of the same host: {cpu:.2f} attempts/ns", "CPU DTr"),
+    ]  # fmt: skip
+
+
 def quotes_kmc2d() -> list[Quote]:
-    """darkins2024 Fig. 3 on an H100, n = 4096, tiles of 8: real events/s per phi and the
-    speed-up over serial BKL on one core of the host."""
-    rows = [r for r in table("kmc2d_bench_h100_tile8.csv") if r["n"] == "4096"]
-    by_phi = {int(r["phi"]): r for r in rows}
-    phis = sorted(by_phi)
-    assert phis == [0, 1, 2, 3], phis
-    speeds = " / ".join(sci(float(by_phi[p]["events_per_s"])) for p in phis)
-    ups = " / ".join(f"{float(by_phi[p]['speedup']):.0f}" for p in phis)
-    text = f"{speeds} real events/s, {ups} times BKL"
-    perf = f"{speeds} real events/s at phi = 0 / 1 / 2 / 3; {ups} times our serial BKL"
-    return [Quote(README, text, "kmc2d Fig. 3 row"), Quote(README, perf, "Performance")]
+    """darkins2024 Fig. 3 on an H100 at the paper's 10^3 events per cell, tiles of 8: real
+    events/s and the speed-up over serial BKL on one core of the host at the largest n
+    measured for each phi; the step densities the GPU's relaxation reached; the published
+    kmc-gpu code at n = 4096, phi = 0 in the same call."""
+    rows = table("kmc2d_fig3_h100_1e3.csv")
+    by = {(int(r["n"]), int(r["phi"])): r for r in rows}
+    parts = []
+    for phi in (0, 1, 2, 3):
+        n = max(n for n, f in by if f == phi)
+        r = by[(n, phi)]
+        parts.append(f"phi = {phi}: {sci(float(r['events_per_s']))} at n = {n} "
+                     f"({float(r['speedup']):.0f} times BKL)")  # fmt: skip
+    dens = " / ".join(f"{float(by[(1024, phi)]['step_density']):.2f}" for phi in (0, 1, 2, 3))
+    ours = float(by[(4096, 0)]["events_per_s"])
+    peer = peers(code="kmcgpu", mode="gpu", n="4096", phi="0")
+    text = "; ".join(parts)
+    return [
+        Quote(README, text, "kmc2d Fig. 3 row and Performance"),
+        Quote(README, f"step densities of the relaxed n = 1024 surfaces {dens}", "Fig. 3 relaxed"),
+        Quote(README, f"the published kmc-gpu code on the same card: {sci(peer)} at n = 4096, "
+              f"phi = 0, {ours / peer:.0f} times slower", "kmc-gpu"),
+    ]  # fmt: skip
 
 
 def quotes_kmc2d_timestep() -> list[Quote]:
@@ -328,13 +380,13 @@ def quotes_ea3d_pt() -> list[Quote]:
 
 
 def quotes_lulli2015() -> list[Quote]:
-    """lulli2015 on an H100 (docs/data/lulli2015_h100x2): Tables 1 and 2 (simcore bench
+    """lulli2015 on an H100 (docs/data/lulli2015_h100): Tables 1 and 2 (simcore bench
     prng), Fig. 5's two branches of L and Fig. 8's bandwidth against the copy peak
     (simcore bench ea3d over even L)."""
     from analysis import lulli2015_tables as lt
-    from analysis.lulli2015 import load_ea3d_bench
+    from analysis.lulli2015 import _best_over_k, load_ea3d_bench
 
-    folder = DATA / "lulli2015_h100x2"
+    folder = DATA / "lulli2015_h100"
     prng = {(r["api"], r["generator"]): r for r in lt.load_prng_bench(folder / "prng_h100.csv")}
 
     def ms(gen: str) -> str:
@@ -353,7 +405,9 @@ def quotes_lulli2015() -> list[Quote]:
     (peak,) = lt._copy_peaks(rows).values()
 
     def spread(values: list[float], digits: int = 3) -> str:
-        return f"{min(values):.{digits}f}-{max(values):.{digits}f}"
+        """The median and the range of ``values``, as the README quotes them."""
+        return (f"{statistics.median(values):.{digits}f} "
+                f"({min(values):.{digits}f}-{max(values):.{digits}f})")  # fmt: skip
 
     out = [Quote(README, tables, "lulli2015 Tables 1 and 2")]
     for layout in ("standard", "sliced"):
@@ -368,7 +422,38 @@ def quotes_lulli2015() -> list[Quote]:
                 Quote(README, bw, f"Fig. 8 bandwidth, {layout}")]  # fmt: skip
     out.append(Quote(README, f"the {peak / 1e12:.2f} TB/s of a device-to-device copy",
                      "copy peak"))  # fmt: skip
+    k256 = max(r["L"] for r in rows if r["k"] == 256)
+    out.append(Quote(README, f"k = 256 fits the card's memory up to L = {k256}", "Fig. 7 memory"))
+    # Fig. 9: the best psFlip over the k both generators ran, relative to MINSTD, L >= 64
+    best = _best_over_k(load_ea3d_bench(folder / "ea3d_prng_h100.csv"), ("prng",))
+    big = sorted({L for (_, L) in best if L >= 64})
+
+    def rel(prng: str) -> str:
+        r = [best[(prng, L)][0] / best[("minstd", L)][0] for L in big]
+        return f"{min(r):.2f}-{max(r):.2f}x"
+
+    fig9 = (f"at L = {big[0]}-{big[-1]} MT19937 costs {rel('mt19937')} MINSTD and "
+            f"Parisi-Rapuano {rel('pr64')}; Philox {rel('philox')}")  # fmt: skip
+    out.append(Quote(README, fig9, "Fig. 9"))
     return out
+
+
+def quotes_lulli2015_mgpu() -> list[Quote]:
+    """lulli2015 Fig. 12 on 8 H200s: the strong-scaling efficiency eta = psFlip_1 /
+    psFlip_N (psFlip_N the time per flip of the whole lattice on N GPUs); the table is the
+    package's copy, byte for byte."""
+    from analysis.lulli2015 import RECORDED_SCALING, load_scaling
+
+    path = DATA / "lulli2015_h200x8" / "mgpu_h200x8.csv"
+    assert path.read_bytes() == RECORDED_SCALING.read_bytes(), "the package's copy differs"
+    ps = {(r["L"], r["n_gpus"]): r["ps"] for r in load_scaling(path)}
+
+    def eta(L: int, n: int) -> str:
+        return f"{ps[(L, 1)] / ps[(L, n)]:.2f}"
+
+    text = (f"eta = psFlip_1 / psFlip_N = {eta(256, 2)} (2 GPUs) and {eta(256, 4)} (4) at "
+            f"L = 256, {eta(512, 8)} on 8 GPUs at L = 512")  # fmt: skip
+    return [Quote(README, text, "Fig. 12")]
 
 
 # ------------------------------------------------------------------------- the test
@@ -376,6 +461,7 @@ def quotes_lulli2015() -> list[Quote]:
 SOURCES: dict[str, Callable[[], Iterable[Quote]]] = {
     "kpz_dd": quotes_kpz_dd,
     "fcc": quotes_fcc,
+    "kpz_headline": quotes_kpz_headline,
     "kmc2d": quotes_kmc2d,
     "kmc2d_timestep": quotes_kmc2d_timestep,
     "kmc2d_surfaces": quotes_kmc2d_surfaces,
@@ -384,6 +470,7 @@ SOURCES: dict[str, Callable[[], Iterable[Quote]]] = {
     "kelling2017_scale": quotes_kelling2017_scale,
     "ea3d_pt": quotes_ea3d_pt,
     "lulli2015": quotes_lulli2015,
+    "lulli2015_mgpu": quotes_lulli2015_mgpu,
 }
 
 
