@@ -6,6 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
+from conftest import assert_quoted, page_text
 
 from simcore.models.ea3d.kernels import sweeps_philox
 from simcore.models.ea3d.lattice import (
@@ -130,3 +131,8 @@ def test_mean_energy_matches_exact_enumeration(T: float) -> None:
           f"difference {mean:.2e} +- {err:.1e}")  # fmt: skip
     assert abs(mean) < 3 * err
     assert err < 2e-3  # power: a 10% error in T shifts <e> by more than 1e-2 here
+    # the README's validation row quotes the share of such samples and the errors' range
+    assert_quoted(f"the {100 * (1 - ergodic.mean()):.0f}% of samples", what="EA3D L = 2 row")
+    row = page_text("README.md").split("| EA3D L = 2, ")[1].split(" |")[2]
+    lo, hi = (float(x) for x in row.split("(errors ")[1].split(")")[0].split(" .. "))
+    assert lo <= float(f"{err:.0e}") <= hi, (row, err)

@@ -210,6 +210,17 @@ def quotes_kmc2d_surfaces() -> list[Quote]:
     return [Quote(README, f"step densities {' / '.join(dens)}", "Fig. 3 surfaces")]
 
 
+def quotes_run_hashes() -> list[Quote]:
+    """The validation row of the model-interface redesign: how many data variables of the
+    four CPU campaigns docs/data/run_hashes_cpu.json holds (every one was identical when
+    the row was written; tests/test_kpz_snapshot.py reruns block 0 of one point against
+    its four hashes in CI)."""
+    import json
+
+    n = len(json.loads((DATA / "run_hashes_cpu.json").read_text()))
+    return [Quote(README, f"| {n} of {n} identical |", "run hashes")]
+
+
 # ------------------------------------------------------------------ campaign data
 
 
@@ -422,6 +433,11 @@ def quotes_lulli2015() -> list[Quote]:
                 Quote(README, bw, f"Fig. 8 bandwidth, {layout}")]  # fmt: skip
     out.append(Quote(README, f"the {peak / 1e12:.2f} TB/s of a device-to-device copy",
                      "copy peak"))  # fmt: skip
+    largest = {lay: sum(b.largest for (la, _, _), b in best.items() if la == lay)
+               for lay in ("standard", "sliced")}  # fmt: skip
+    sizes = len({L for (_, _, L) in best})
+    out.append(Quote(README, f"the largest k measured at most L ({largest['standard']} of {sizes} "
+                     f"sizes standard, {largest['sliced']} sliced)", "Fig. 7 best k"))  # fmt: skip
     k256 = max(r["L"] for r in rows if r["k"] == 256)
     out.append(Quote(README, f"k = 256 fits the card's memory up to L = {k256}", "Fig. 7 memory"))
     # Fig. 9: the best psFlip over the k both generators ran, relative to MINSTD, L >= 64
@@ -465,6 +481,7 @@ SOURCES: dict[str, Callable[[], Iterable[Quote]]] = {
     "kmc2d": quotes_kmc2d,
     "kmc2d_timestep": quotes_kmc2d_timestep,
     "kmc2d_surfaces": quotes_kmc2d_surfaces,
+    "run_hashes": quotes_run_hashes,
     "papers_fig3": quotes_papers_fig3,
     "papers_fig6": quotes_papers_fig6,
     "kelling2017_scale": quotes_kelling2017_scale,

@@ -46,6 +46,11 @@ def bench_sequential(
     return rates
 
 
+#: Columns of ``simcore bench sequential --csv``: one row per timed repeat.
+SEQUENTIAL_CSV_FIELDS = (
+    "dim", "L", "p", "q", "device", "threads", "attempts_per_ns", "seconds_per_mcs", "commit",
+)  # fmt: skip
+
 BENCH_CSV_FIELDS = (
     "scheme", "tc", "domain", "p", "q", "L", "samples", "backend", "device", "threads",
     "attempts_per_ns", "seconds_per_mcs", "commit",
@@ -196,16 +201,25 @@ def run_bench(
     p: float,
     q: float,
     append: str | None,
+    csv_path: str | None = None,
 ) -> str:
-    """Run the benchmark grid and return (and optionally append) a markdown report."""
+    """Run the benchmark grid and return (and optionally append) a markdown report; with
+    ``csv_path``, one CSV row per repeat (:data:`SEQUENTIAL_CSV_FIELDS`)."""
     if kernel != "sequential":
         raise ValueError(f"unknown kernel {kernel!r}")
     rows = []
+    device, commit = cpu_name(), git_commit() or "n/a"
     for dim in dims:
         for L in sizes:
             rates = bench_sequential(dim, L, mcs, repeats, warmup, p, q)
             rows.append((dim, L, mcs, repeats, statistics.median(rates), min(rates), max(rates)))
             print(f"d={dim} L={L}: median {rows[-1][4]:.4f} attempts/ns", file=sys.stderr)
+            if csv_path:
+                append_csv_rows(csv_path, SEQUENTIAL_CSV_FIELDS, (
+                    {"dim": dim, "L": L, "p": p, "q": q, "device": device, "threads": 1,
+                     "attempts_per_ns": r, "seconds_per_mcs": L**dim / (r * 1e9),
+                     "commit": commit}
+                    for r in rates))  # fmt: skip
     lines = [
         "| d | L | MCS per repeat | repeats | median attempts/ns | min | max |",
         "|---|---|---|---|---|---|---|",
@@ -216,7 +230,7 @@ def run_bench(
         )
     return report(
         f"{kernel} KPZ kernel, CPU, p={p:g}, q={q:g}",
-        f"machine: {cpu_name()}, 1 core (single-threaded kernel)",
+        f"machine: {device}, 1 core (single-threaded kernel)",
         git_commit() or "n/a",
         lines,
         append,
@@ -258,7 +272,7 @@ def _run_sequential(args: argparse.Namespace) -> str:
         if L < 32 or L & (L - 1):
             raise ConfigError("--L", L, "must be a power of two >= 32")
     return run_bench("sequential", args.dim, args.L, args.mcs, args.repeats, args.warmup,
-                     args.p, args.q, args.append)  # fmt: skip
+                     args.p, args.q, args.append, args.csv)  # fmt: skip
 
 
 def _dd_arguments(ap: argparse.ArgumentParser) -> None:
