@@ -147,6 +147,27 @@ def quotes_kpz_headline() -> list[Quote]:
     ]  # fmt: skip
 
 
+def quotes_cpu() -> list[Quote]:
+    """The README's CPU speeds on the 2-core development VM: the random-sequential KPZ
+    kernel on one core (median and range of 5 repeats) and kmc2d's default CPU jobs on both
+    cores, per core and against serial BKL on one core."""
+
+    def seq(L: str) -> str:
+        v = [float(r["attempts_per_ns"]) for r in table("kpz_sequential_vm.csv") if r["L"] == L]
+        return f"{statistics.median(v):.3f} ({min(v):.3f}-{max(v):.3f}) attempts/ns"
+
+    both = [r for r in table("kmc2d_cpu_vm.csv") if r["how"] == "threads" and r["threads"] == "2"]
+    per_core = [float(r["events_per_s_per_thread"]) for r in both]
+    vs_bkl = [float(r["per_thread_vs_bkl_1"]) for r in both]
+    return [
+        Quote(README, f"{seq('4096')} at L = 2^12 in 2D", "sequential, 2^12"),
+        Quote(README, f"{seq('16384')} at L = 2^14", "sequential, 2^14"),
+        Quote(README, f"{sci(min(per_core))}-{sci(max(per_core))} real events/s per core with "
+              f"both cores, {min(vs_bkl):.2f}-{max(vs_bkl):.2f} of serial BKL on one core",
+              "kmc2d CPU"),
+    ]  # fmt: skip
+
+
 def quotes_kmc2d() -> list[Quote]:
     """darkins2024 Fig. 3 on an H100 at the paper's 10^3 events per cell, tiles of 8: real
     events/s and the speed-up over serial BKL on one core of the host at the largest n
@@ -478,6 +499,7 @@ SOURCES: dict[str, Callable[[], Iterable[Quote]]] = {
     "kpz_dd": quotes_kpz_dd,
     "fcc": quotes_fcc,
     "kpz_headline": quotes_kpz_headline,
+    "cpu": quotes_cpu,
     "kmc2d": quotes_kmc2d,
     "kmc2d_timestep": quotes_kmc2d_timestep,
     "kmc2d_surfaces": quotes_kmc2d_surfaces,
