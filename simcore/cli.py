@@ -145,9 +145,9 @@ def _parser(with_kernels: bool) -> argparse.ArgumentParser:
 def _models(name: str | None, figures: bool) -> str:
     """The text of ``simcore models``: each model with the backends it declares; with a
     name, where the model comes from and its keys (``backend`` as that model has it)."""
-    from simcore.config import common_keys, describe_keys
     from simcore.io.provenance import model_provenance
     from simcore.models import registry
+    from simcore.models.runconfig import common_keys, describe_keys
 
     if figures:
         lines = [f"{'figure':<20} {'paper':<12} {'model':<7} drawn from"]

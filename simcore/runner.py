@@ -9,11 +9,17 @@ from pathlib import Path
 from simcore import interrupt
 from simcore.backends import placement
 from simcore.backends.placement import GPU
-from simcore.config import ConfigError, config_hash
+from simcore.checks import ConfigError
 from simcore.io.atomic import check_writable
 from simcore.io.checkpoint import checkpoint_path, load_checkpoint, save_checkpoint
 from simcore.io.dataset import run_attributes, write_dataset
-from simcore.io.provenance import model_provenance, now_iso, provenance, simcore_version
+from simcore.io.provenance import (
+    config_hash,
+    model_provenance,
+    now_iso,
+    provenance,
+    simcore_version,
+)
 from simcore.memory import (
     OutOfMemory,
     check_device_memory,

@@ -20,8 +20,8 @@ import numpy as np
 import xarray as xr
 import yaml
 
-from simcore.config import config_hash
 from simcore.io.atomic import atomic_path
+from simcore.io.provenance import config_hash
 
 if TYPE_CHECKING:  # the spec is passed in: io depends on no model code
     from simcore.models.spec import ModelSpec

@@ -1,9 +1,11 @@
 """Provenance attributes: what ran, where, with which code (simcore's, and the model's:
-the distribution that provides it, its version and, where known, its commit)."""
+the distribution that provides it, its version and, where known, its commit), and the
+hash of the run config a run file and its checkpoints were made from."""
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import platform
 import re
@@ -146,3 +148,10 @@ def provenance(backend: str, device: str | None = None) -> dict[str, str]:
         "numba_version": numba.__version__,
         "numpy_version": numpy.__version__,
     }
+
+
+def config_hash(cfg: dict) -> str:
+    """Stable hash of the physics-relevant config (checkpoints must match it to resume)."""
+    keep = {k: v for k, v in cfg.items() if k != "checkpoint_interval"}
+    text = json.dumps(keep, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

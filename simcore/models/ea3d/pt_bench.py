@@ -17,9 +17,9 @@ import sys
 import time
 
 from simcore.benchreport import add_backend_option, add_output_options, append_csv_rows, report
-from simcore.config import validate_run_config
 from simcore.io.provenance import git_commit
 from simcore.models.ea3d.bench import bench_ea3d
+from simcore.models.runconfig import validate_run_config
 from simcore.models.spec import BenchKernel
 
 BENCH_PT_FIELDS = ("what", "L", "k", "n_T", "exchange_every", "backend", "device",

@@ -607,7 +607,7 @@ def split_job(cfg: dict, n: int) -> list[dict]:
 def with_scheme(cfg: dict, scheme: str) -> dict | None:
     """The run config ``cfg`` under another scheme (tiles of 8), or None where that
     scheme cannot run it (tiles: L not a multiple of 8 >= 24)."""
-    from simcore.config import validate_run_config
+    from simcore.models.runconfig import validate_run_config
 
     raw = {k: v for k, v in cfg.items() if k not in ("scheme", "tile")}
     try:
@@ -623,8 +623,8 @@ def cpu_points(
     campaign file, then one sos job of ``samples`` samples to ``t_max`` per (L, phi)
     under the default CPU scheme."""
     from simcore.campaign import load_campaign
-    from simcore.config import validate_run_config
     from simcore.models.kmc2d.spec import SPEC
+    from simcore.models.runconfig import validate_run_config
 
     out = []
     if campaign:

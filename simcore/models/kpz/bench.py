@@ -68,7 +68,7 @@ def dd_config(
     samples: int,
 ) -> dict:
     """A validated run config for benchmarking a DD scheme (bad values: ConfigError)."""
-    from simcore.config import validate_run_config
+    from simcore.models.runconfig import validate_run_config
 
     return validate_run_config(
         {
