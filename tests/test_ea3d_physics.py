@@ -133,6 +133,6 @@ def test_mean_energy_matches_exact_enumeration(T: float) -> None:
     assert err < 2e-3  # power: a 10% error in T shifts <e> by more than 1e-2 here
     # the README's validation row quotes the share of such samples and the errors' range
     assert_quoted(f"the {100 * (1 - ergodic.mean()):.0f}% of samples", what="EA3D L = 2 row")
-    row = page_text("README.md").split("| EA3D L = 2, ")[1].split(" |")[2]
+    row = page_text("README.md").split("| EA3D L = 2, ")[1].split(" |")[1]
     lo, hi = (float(x) for x in row.split("(errors ")[1].split(")")[0].split(" .. "))
     assert lo <= float(f"{err:.0e}") <= hi, (row, err)
