@@ -8,9 +8,17 @@
 * Shared pieces, naming no model: :mod:`analysis.stats` (jackknife),
   :mod:`analysis.estimates` (local slopes, how analyses store estimates),
   :mod:`analysis.plotting` (figure style, sizes, saving with provenance),
-  :mod:`analysis.tables` (benchmark tables read by header).
+  :mod:`analysis.tables` (benchmark tables read by header), :mod:`analysis.literature`
+  (published values with their errors).
 * One module per model (``analyze`` and ``draw_figures``): :mod:`analysis.kpz`,
-  :mod:`analysis.ea3d`, :mod:`analysis.kmc2d`, :mod:`analysis.fcc`.
+  :mod:`analysis.ea3d`, :mod:`analysis.ea3d_pt`, :mod:`analysis.kmc2d`,
+  :mod:`analysis.fcc`; a model's larger parts live beside it, named after it
+  (:mod:`analysis.kpz_fits`, :mod:`analysis.kpz_figures`, :mod:`analysis.kpz_literature`,
+  :mod:`analysis.kpz_betafit`, :mod:`analysis.ea3d_pt_crossings`,
+  :mod:`analysis.ea3d_pt_figures`).
 * One module per paper (its draw functions): :mod:`analysis.kelling2017`,
-  :mod:`analysis.kelling2012`, :mod:`analysis.lulli2015`, :mod:`analysis.darkins2024`.
+  :mod:`analysis.kelling2012`, :mod:`analysis.lulli2015`, :mod:`analysis.darkins2024`,
+  and their parts named after them (:mod:`analysis.kelling2017_labels`,
+  :mod:`analysis.kelling2017_bench`, :mod:`analysis.kelling2017_corr`,
+  :mod:`analysis.lulli2015_tables`, :mod:`analysis.kelling2012_kpz`).
 """

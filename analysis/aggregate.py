@@ -4,12 +4,13 @@
 
 Every job (block) of a point writes one run file (ARCHITECTURE.md layout, dims
 ``sample, t, s``).  This module checks that the runs really belong together -- same
-model parameters, campaign, point, time grid and waiting times, no sample index twice --
-and concatenates them along ``sample`` in sample-index order; variables along a
-dimension of :data:`SUBSET_DIMS` (kpz's ``snapshot(snapshot_sample, y, x)``, the heights of
-some samples) are concatenated along that dimension instead, every job's in order.  It
-refuses (exit 2, one line on stderr naming what differs, nothing written) rather than
-silently mixing statistics of different points.
+model parameters, campaign, point, time grid and every other coordinate that is not per
+sample, no sample index twice -- and concatenates them along ``sample`` in sample-index
+order; variables along a dimension of :data:`SUBSET_DIMS` (kpz's
+``snapshot(snapshot_sample, y, x)``, the heights of some samples) are concatenated along
+that dimension instead, every job's in order.  It refuses (exit 2, one line on stderr
+naming what differs, nothing written) rather than silently mixing statistics of
+different points.
 
 Global attributes of the dataset: those equal in all runs (minus the per-job ones such
 as ``seed``, ``block``, ``config``), plus ``n_runs``, ``n_samples``, ``source_files``,
@@ -40,14 +41,16 @@ from simcore.io.dataset import write_dataset
 #: all runs of its point share, so aggregation needs to know no model).
 MATCH_ATTRS = ("model", "point_config_keys", "point_config_hash")
 
-#: Coordinates that must be identical in all runs (``k``: the S(k) shells of fcc runs).
-MATCH_COORDS = ("t", "s", "k")
-
 #: Dimensions that index a subset of a point's samples, their coordinate holding global
 #: sample indices as ``sample``'s does (kpz's height snapshots of the first samples of each
 #: job): the variables along them are concatenated along them, in sample-index order, as
 #: the rest is along ``sample``, and an index that repeats is refused the same way.
 SUBSET_DIMS = ("snapshot_sample",)
+
+#: The per-sample dimensions: coordinates along them differ from run to run (each run
+#: holds its own samples); every other coordinate (the time grid ``t``, a model's
+#: waiting times, wave numbers, temperatures, ...) must be identical in all runs.
+PER_SAMPLE_DIMS = frozenset({"sample", *SUBSET_DIMS})
 
 #: Per-job attributes never copied into the dataset (replaced by the source_* attributes).
 PER_RUN_ATTRS = frozenset(
@@ -117,7 +120,37 @@ def _check_compatible(runs: Sequence[tuple[Path, xr.Dataset]]) -> None:
                     f"attribute {name!r} differs: {_fmt(a)} in {ref_path.name} "
                     f"vs {_fmt(b)} in {path.name}"
                 )
-    for name in MATCH_COORDS:
+    _check_coords(runs)
+    owner: dict[int, str] = {}
+    for path, ds in runs:
+        for idx in ds["sample"].values.tolist():
+            if idx in owner:
+                where = f"{owner[idx]} and {path.name}" if owner[idx] != path.name else path.name
+                raise AggregationError(f"sample index {idx} repeats ({where})")
+            owner[idx] = path.name
+
+
+def _shared_coords(runs: Sequence[tuple[Path, xr.Dataset]]) -> dict[str, tuple[str, ...]]:
+    """The coordinates that all runs must share, with their dims, in order of appearance:
+    every coordinate of any run except those along a per-sample dimension
+    (:data:`PER_SAMPLE_DIMS`)."""
+    shared: dict[str, tuple[str, ...]] = {}
+    for _, ds in runs:
+        for name, coord in ds.coords.items():
+            if not PER_SAMPLE_DIMS.intersection(coord.dims):
+                shared.setdefault(str(name), tuple(map(str, coord.dims)))
+    return shared
+
+
+def _check_coords(runs: Sequence[tuple[Path, xr.Dataset]]) -> None:
+    """Raise AggregationError naming the first coordinate of :func:`_shared_coords` that
+    differs between the first run with its dimensions and another run with them (a run
+    without its dimensions, e.g. without height snapshots, has nothing to compare)."""
+    for name, dims in _shared_coords(runs).items():
+        having = [(path, ds) for path, ds in runs if set(dims) <= set(ds.dims)]
+        if not having:
+            continue
+        (ref_path, ref), rest = having[0], having[1:]
         a = ref.coords[name].values if name in ref.coords else None
         for path, ds in rest:
             b = ds.coords[name].values if name in ds.coords else None
@@ -128,13 +161,6 @@ def _check_compatible(runs: Sequence[tuple[Path, xr.Dataset]]) -> None:
                     f"coordinate {name!r} differs: {_coord_summary(a)} in {ref_path.name} "
                     f"vs {_coord_summary(b)} in {path.name}"
                 )
-    owner: dict[int, str] = {}
-    for path, ds in runs:
-        for idx in ds["sample"].values.tolist():
-            if idx in owner:
-                where = f"{owner[idx]} and {path.name}" if owner[idx] != path.name else path.name
-                raise AggregationError(f"sample index {idx} repeats ({where})")
-            owner[idx] = path.name
 
 
 def _coord_summary(values: np.ndarray | None) -> str:
@@ -227,8 +253,9 @@ def aggregate(paths: Sequence[str | os.PathLike[str]]) -> xr.Dataset:
     are carried over, so a staged aggregation gives the same dataset as a single one.
 
     Raises :class:`AggregationError` if the attributes of the keys every run of a point
-    shares (``point_config_keys``, :data:`MATCH_ATTRS`) or the coordinates of
-    :data:`MATCH_COORDS` differ between runs, or a sample index occurs twice.
+    shares (``point_config_keys``, :data:`MATCH_ATTRS`) or a coordinate not along a
+    per-sample dimension (:data:`PER_SAMPLE_DIMS`) differs between runs, or a sample
+    index occurs twice.
     """
     if not paths:
         raise AggregationError("no run files given")

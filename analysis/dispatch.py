@@ -2,9 +2,9 @@
 
 A dataset names its model in the global attribute ``model``; simcore's registry
 (:mod:`simcore.models.registry`) gives the model's spec, whose ``analysis`` names the module
-with ``analyze(ds, n_groups)`` and ``draw_figures(analyses, names=None)`` (or
-``make_figures(analyses, out_dir, names=None)``)
-(:mod:`analysis.kpz`, :mod:`analysis.ea3d`, ...), and whose ``paper_figures`` name the draw
+with ``analyze(ds, n_groups)`` and ``draw_figures(analyses, names=None)``, which returns
+the campaign figures with their provenance (:mod:`analysis.kpz`, :mod:`analysis.ea3d`,
+...), and whose ``paper_figures`` name the draw
 functions of the papers' figures (``"module:function"``).  Nothing here names a model: a
 model registered by another package is analysed the same way.
 

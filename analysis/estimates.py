@@ -329,6 +329,25 @@ def power_correction_fit(
     PowerCorrectionFit
         Arrays of the shape of ``y`` without its last axis (0-d for one row).
     """
+    t, y, sigma, (lo, hi) = _fit_input(t, y, sigma, omega_range)
+    bad = ~np.all(np.isfinite(y), axis=-1)
+    y = np.where(bad[..., None], 0.0, y)  # fitted, then set to NaN
+    t0 = float(t.min())
+    tau = t / t0  # in (1, ...]: a = a' t0^omega, better conditioned than t^-omega itself
+    w = sigma**-2.0
+    omega = _omega_minimum(tau, y, w, lo, hi)
+    x = tau ** (-omega[..., None])
+    beta, a_red, chi2 = _linear_part(x, y, w)
+    a, (beta_err, a_err, omega_err) = _amplitude_and_errors(tau, t0, sigma, x, a_red, omega)
+    out = (beta, a, omega, chi2, beta_err, a_err, omega_err)
+    return PowerCorrectionFit(*(np.where(bad, np.nan, v) for v in out))
+
+
+def _fit_input(
+    t: np.ndarray, y: np.ndarray, sigma: np.ndarray, omega_range: tuple[float, float]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[float, float]]:
+    """The arguments of :func:`power_correction_fit` as float arrays and the omega range
+    as floats; ``ValueError`` for shapes, values or a range it cannot fit."""
     t = np.asarray(t, dtype=float)
     y = np.asarray(y, dtype=float)
     sigma = np.asarray(sigma, dtype=float)
@@ -345,13 +364,15 @@ def power_correction_fit(
     lo, hi = (float(v) for v in omega_range)
     if not 0 < lo < hi:
         raise ValueError(f"omega_range must be 0 < low < high, got {omega_range}")
+    return t, y, sigma, (lo, hi)
 
-    bad = ~np.all(np.isfinite(y), axis=-1)
-    y = np.where(bad[..., None], 0.0, y)  # fitted, then set to NaN
-    t0 = float(t.min())
-    tau = t / t0  # in (1, ...]: a = a' t0^omega, better conditioned than t^-omega itself
-    w = sigma**-2.0
 
+def _omega_minimum(
+    tau: np.ndarray, y: np.ndarray, w: np.ndarray, lo: float, hi: float
+) -> np.ndarray:
+    """The omega in [lo, hi] that minimises the profile chi2 of each row of ``y``: the best
+    point of a grid of step :data:`OMEGA_GRID_STEP`, then golden section between its
+    neighbours."""
     grid = np.linspace(lo, hi, max(3, round((hi - lo) / OMEGA_GRID_STEP) + 1))
     k = np.argmin(_profile_grid(tau, y, w, grid), axis=-1)
     a_lo = grid[np.maximum(k - 1, 0)]
@@ -368,11 +389,20 @@ def power_correction_fit(
         f_new = _profile(tau, y, w, new)
         c, d, fc, fd = (np.where(left, new, d), np.where(left, c, new),
                         np.where(left, f_new, fd), np.where(left, fc, f_new))  # fmt: skip
-    omega = 0.5 * (a_lo + b_hi)
-    x = tau ** (-omega[..., None])
-    beta, a_red, chi2 = _linear_part(x, y, w)
+    return 0.5 * (a_lo + b_hi)
 
-    # covariance of (beta, a', omega) from the Jacobian, then a = a' t0^omega
+
+def _amplitude_and_errors(
+    tau: np.ndarray,
+    t0: float,
+    sigma: np.ndarray,
+    x: np.ndarray,
+    a_red: np.ndarray,
+    omega: np.ndarray,
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The amplitude a = a' t0^omega of the fit in reduced times ``tau`` = t / t0 (``x`` =
+    tau^-omega, ``a_red`` = a'), and the standard errors of beta, a and omega: the
+    covariance of (beta, a', omega) from the Jacobian, then propagated to a."""
     d_omega = -a_red[..., None] * np.log(tau) * x
     jac = np.stack(np.broadcast_arrays(np.ones_like(x), x, d_omega), axis=-1) / sigma[:, None]
     hess = np.einsum("...ni,...nj->...ij", jac, jac)
@@ -384,5 +414,4 @@ def power_correction_fit(
     a = a_red * scale
     grad = np.stack(np.broadcast_arrays(np.zeros_like(a), scale, a * np.log(t0)), axis=-1)
     a_var = np.einsum("...i,...ij,...j->...", grad, cov, grad)
-    out = (beta, a, omega, chi2, np.sqrt(cov[..., 0, 0]), np.sqrt(a_var), np.sqrt(cov[..., 2, 2]))
-    return PowerCorrectionFit(*(np.where(bad, np.nan, v) for v in out))
+    return a, (np.sqrt(cov[..., 0, 0]), np.sqrt(a_var), np.sqrt(cov[..., 2, 2]))

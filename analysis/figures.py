@@ -6,23 +6,22 @@ The analyses (output of :mod:`analysis.analyze`) must be of one model (their ``m
 attribute).  The model's analysis module, found through simcore's registry
 (:func:`analysis.dispatch.analysis_module`), draws the figures the model's spec names in
 ``campaign_figures`` (or only those ``--figure`` names: the workflow draws each figure in
-a job of its own, so that each gets its own report caption): with
-``draw_figures(analyses, names)``, which returns them with their provenance and is saved
-here, each as PNG (300 dpi) and PDF, one paper column wide, atomically and with
-provenance metadata (:mod:`analysis.plotting`); or, a module of another package, with
-its own ``make_figures(analyses, out_dir[, names])`` (one without ``names`` draws all of
-them into a temporary folder, and only the named ones are kept).
+a job of its own, so that each gets its own report caption) with its
+``draw_figures(analyses, names=None)``, which returns them with their provenance
+(``{name: (Figure, provenance)}``, :func:`analysis.plotting.draw_campaign_figures`); they
+are saved here, each as PNG (300 dpi) and PDF, one paper column wide, atomically and with
+provenance metadata (:mod:`analysis.plotting`).  That is the one protocol of every
+model's analysis module, simcore's and a plug-in's alike.
 
 Exit status: 0 written; 2 bad input (unreadable file, no or unknown model, analyses of
-several models, a file that is not an analysis), one line on stderr.
+several models, a file that is not an analysis, a model module without
+``draw_figures``), one line on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
-import inspect
 import os
-import tempfile
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
@@ -53,23 +52,14 @@ def make_figures(
     }
     if len(modules) > 1:
         raise ValueError(f"analyses of several models ({', '.join(sorted(modules))}) in one call")
-    (module,) = modules.values()
-    if hasattr(module, "draw_figures"):
-        return save_drawn(module.draw_figures(analyses, names), out_dir)
-    if names is None:
-        return module.make_figures(analyses, out_dir)
-    if "names" in inspect.signature(module.make_figures).parameters:
-        return module.make_figures(analyses, out_dir, names=names)
-    # a module without `names`: all its figures into a scratch folder, the named ones kept
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".figures-", dir=out) as scratch:
-        written = [Path(p) for p in module.make_figures(analyses, scratch)]
-        kept = [p.replace(out / p.name) for p in written if p.stem in names]
-    missing = sorted(set(names) - {p.stem for p in kept})
-    if missing:
-        raise ValueError(f"no campaign figure {', '.join(missing)} drawn for these analyses")
-    return kept
+    ((model, module),) = modules.items()
+    draw = getattr(module, "draw_figures", None)
+    if not callable(draw):
+        raise ValueError(
+            f"model {model}: its analysis module {module.__name__} has no function "
+            "draw_figures(analyses, names=None)"
+        )
+    return save_drawn(draw(analyses, names), out_dir)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

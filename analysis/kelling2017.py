@@ -19,54 +19,52 @@ Draw functions (the kpz spec's paper figures; ``python -m analysis.papers FIGURE
   s), with jackknife error bars.  Why: block-layer DB (DTrDB) should give the same
   slopes for every TC and collapse the waiting times.
 - :func:`fig6` (Fig. 6): ``beta_eff(t)`` with jackknife error bars, each point's fit of
-  the asymptotic beta with its correction to scaling (:data:`analysis.kpz.BETA_FIT_RULE`,
-  the main window) drawn over its window and quoted in its legend entry, the asymptotic
-  beta of kelling2017's ref. [19] as a band and the value 0.2414(2) of its ref. [13]
-  dashed (:data:`analysis.kpz.BETA`'s ``2d_kelling2011`` and ``2d``).  Why: schemes may
-  differ in corrections to scaling but must approach the same universal exponent.
+  the asymptotic beta with its correction to scaling
+  (:data:`analysis.kpz_fits.BETA_FIT_RULE`, the main window) drawn over its window and
+  quoted in its legend entry, the asymptotic beta of kelling2017's ref. [19] as a band and
+  the value 0.2414(2) of its ref. [13] dashed (:data:`analysis.kpz_literature.BETA`'s
+  ``2d_kelling2011`` and ``2d``).  Why: schemes may differ in corrections to scaling but
+  must approach the same universal exponent.
 - :func:`performance` (Fig. 7; kelling2012 Figs. 4, 5): update attempts per ns (median,
   min-max bars) vs L and run time per MCS vs L, one line per (scheme, TC, p, q, device),
-  from the table of ``simcore bench dd --csv``.
+  from the table of ``simcore bench dd --csv`` (:mod:`analysis.kelling2017_bench`).
 
-The first four take the analysis files of :mod:`analysis.kpz`, one per point; the
-correlation figures of Fig. 3 beyond (b) (:func:`analysis.kelling2017_corr.fig3a`, the noise
-levels of Fig. 3b :func:`analysis.kelling2017_corr.fig3b_noise`) live in
-:mod:`analysis.kelling2017_corr`.
+The first four take the analysis files of :mod:`analysis.kpz`, one per point, labelled
+and styled by :mod:`analysis.kelling2017_labels`; the correlation figures of Fig. 3
+beyond (b) (:func:`analysis.kelling2017_corr.fig3a`, the noise levels of Fig. 3b
+:func:`analysis.kelling2017_corr.fig3b_noise`) live in :mod:`analysis.kelling2017_corr`,
+built on the pieces of the figures here that it shares (:func:`choose_s`,
+:func:`plot_c`, :func:`legend_below`, :func:`legend_height`).
 """
 
 from __future__ import annotations
 
-import math
 import os
-import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import matplotlib
 import numpy as np
 import xarray as xr
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from analysis.kpz import (
-    BETA,
-    BETA_FIT_T_LOWER,
-    Curve,
-    draw_decaying,
-    load_analyses,
-    noise_legend_entry,
+from analysis.kelling2017_bench import bench_provenance, load_bench_table, plot_performance
+from analysis.kelling2017_labels import (
+    curve_labels,
+    curve_styles,
+    reference_first,
+    tc_of,
 )
+from analysis.kpz_figures import Curve, draw_decaying, load_analyses, noise_legend_entry
+from analysis.kpz_fits import BETA_FIT_T_LOWER
+from analysis.kpz_literature import BETA
 from analysis.plotting import (
-    COLUMN_WIDTH,
     PANEL_HEIGHT,
     STYLE,
     Drawn,
     axis_label,
-    fmt_number,
     guide_style,
     log_tick_labels,
-    n_samples_of,
     new_figure,
     provenance,
     source_of,
@@ -75,28 +73,23 @@ from analysis.plotting import (
     unit_text,
     value_error_text,
 )
-from analysis.tables import read_table, table_provenance
 
 __all__ = [
-    "BENCH_COLUMNS",
-    "BenchRow",
+    "choose_s",
     "common_waiting_times",
-    "curve_labels",
     "fig3b",
     "fig4",
     "fig5b",
     "fig6",
-    "has_block_layer",
-    "load_bench_table",
+    "legend_below",
+    "legend_height",
     "load_paper_analyses",
     "performance",
+    "plot_c",
     "plot_fig3b",
     "plot_fig4",
     "plot_fig5b",
     "plot_fig6",
-    "plot_performance",
-    "scheme_label",
-    "tc_of",
 ]
 
 #: The asymptotic growth exponent drawn in Fig. 6 as a band (kelling2017's ref. [19]), and
@@ -104,136 +97,9 @@ __all__ = [
 FIG6_BETA = BETA["2d_kelling2011"]
 FIG6_BETA_PRECISE = BETA["2d"]
 
-# Device-layer part followed by a block-layer part (kelling2017 sec. 3 naming): DTrDT,
-# DTrDB, cDBDT, DBDT, ... ; DTr alone, DB alone or "sequential" have no block layer.
-_TWO_LAYER = re.compile(r"^(?:c?DB|DTr?)(?:DTr?|DB)$")
-
-#: Colours of the non-reference curves: tab10 without orange (kept for the reference
-#: value, as in kelling2017 Fig. 6) and grey; black is the sequential reference.
-_PALETTE = [c for i, c in enumerate(matplotlib.colormaps["tab10"].colors) if i not in (1, 7)]
+#: The colour of the asymptotic value of Fig. 6 (orange, as in kelling2017 Fig. 6: the
+#: curves' palette leaves it out).
 _REF_COLOR = matplotlib.colormaps["tab10"].colors[1]
-_SEQ_MARKERS = ("o", "s", "^", "v", "D")
-
-
-# ----------------------------------------------------------------------------- labels
-
-
-def has_block_layer(scheme: str) -> bool:
-    """True for two-layer schemes (a device part followed by DT or DB, e.g. ``DTrDT``).
-
-    Only those have a thread-cell configuration (TC) worth printing.
-    """
-    return bool(_TWO_LAYER.match(str(scheme)))
-
-
-def _is_sequential(ds: xr.Dataset) -> bool:
-    return str(ds.attrs.get("scheme", "")) == "sequential"
-
-
-def tc_of(ds: xr.Dataset) -> tuple[int, int] | None:
-    """Thread-cell configuration ``(log2 x, log2 y)`` of a two-layer point, else None.
-
-    Accepts the attribute as a pair of integers (netCDF reads a list back as an array)
-    or as text such as ``"1,1"``.  Raises ``ValueError`` naming the file when a two-layer
-    scheme has no valid ``tc``: its curves could not be told apart.
-    """
-    scheme = str(ds.attrs.get("scheme", ""))
-    if not has_block_layer(scheme):
-        return None
-    raw = ds.attrs.get("tc")
-    if raw is None:
-        raise ValueError(f"{source_of(ds)}: scheme {scheme} has a block layer but no attribute tc")
-    return _parse_tc(raw, f"{source_of(ds)}: attribute tc")
-
-
-def _parse_tc(raw: Any, where: str) -> tuple[int, int]:
-    if isinstance(raw, str):
-        vals: list[Any] = re.findall(r"-?\d+(?:\.\d*)?", raw)
-    else:
-        vals = list(np.ravel(np.asarray(raw)))
-    try:
-        nums = [float(v) for v in vals]
-    except (TypeError, ValueError):
-        nums = []
-    if len(nums) != 2 or not all(math.isfinite(x) and x == int(x) and x >= 0 for x in nums):
-        raise ValueError(f"{where} must be two non-negative integers (TC=x,y), got {raw!r}")
-    return int(nums[0]), int(nums[1])
-
-
-def scheme_label(ds: xr.Dataset) -> str:
-    """Scheme, plus ``TC=x,y`` for two-layer schemes (kelling2017 notation)."""
-    scheme = str(ds.attrs.get("scheme", "?"))
-    tc = tc_of(ds)
-    return scheme if tc is None else f"{scheme}, TC={tc[0]},{tc[1]}"
-
-
-def _fmt_L(L: Any) -> str:
-    """``L=2^k`` (as the paper writes system sizes) for powers of two, else ``L=value``."""
-    try:
-        n = int(L)
-    except (TypeError, ValueError):
-        return f"L={L}"
-    if n > 0 and n & (n - 1) == 0:
-        return rf"L=$2^{{{n.bit_length() - 1}}}$"
-    return f"L={n}"
-
-
-def _varies(datasets: Sequence[xr.Dataset], key: str) -> bool:
-    return len({str(d.attrs.get(key, "?")) for d in datasets}) > 1
-
-
-def curve_labels(datasets: Sequence[xr.Dataset], size: bool = True) -> list[str]:
-    """Legend text per dataset: scheme (+TC), then whatever tells the curves apart.
-
-    ``t_async`` is added (for parallel points) when it differs between the parallel points,
-    p and q and the backend when they differ; ``size`` adds L and the number of samples
-    (the paper quotes both, they set the noise level being compared).
-    """
-    parallel = [d for d in datasets if not _is_sequential(d)]
-    add_async = _varies(parallel, "t_async")
-    add_pq = _varies(datasets, "p") or _varies(datasets, "q")
-    add_backend = _varies(datasets, "backend")
-    out = []
-    for ds in datasets:
-        parts = [scheme_label(ds)]
-        if add_async and not _is_sequential(ds):
-            parts.append(rf"$t_{{async}}$={fmt_number(ds.attrs.get('t_async', '?'))}")
-        if add_pq:
-            p, q = ds.attrs.get("p", "?"), ds.attrs.get("q", "?")
-            parts.append(f"p={fmt_number(p)}, q={fmt_number(q)}")
-        if add_backend:
-            parts.append(str(ds.attrs.get("backend", "?")))
-        if size:
-            parts += [_fmt_L(ds.attrs.get("L", "?")), f"n={n_samples_of(ds)}"]
-        out.append(", ".join(parts))
-    return out
-
-
-def _styles(datasets: Sequence[xr.Dataset]) -> list[dict[str, Any]]:
-    """Line style per dataset: sequential points black (the reference), others coloured."""
-    out = []
-    n_seq = n_par = 0
-    for ds in datasets:
-        if _is_sequential(ds):
-            out.append(
-                {
-                    "color": "k",
-                    "marker": _SEQ_MARKERS[n_seq % len(_SEQ_MARKERS)],
-                    "zorder": 3,
-                }
-            )
-            n_seq += 1
-        else:
-            out.append({"color": _PALETTE[n_par % len(_PALETTE)], "marker": "o", "zorder": 2})
-            n_par += 1
-    return out
-
-
-def _reference_first(datasets: Sequence[xr.Dataset]) -> list[xr.Dataset]:
-    """Sequential points first (stable order otherwise): the reference heads the legend."""
-    if not datasets:
-        raise ValueError("no analysis datasets given")
-    return sorted(datasets, key=lambda d: not _is_sequential(d))
 
 
 # ----------------------------------------------------------------------------- waiting times
@@ -245,7 +111,7 @@ def common_waiting_times(datasets: Sequence[xr.Dataset]) -> np.ndarray:
     return np.array(sorted(set.intersection(*sets)) if sets else [], dtype=float)
 
 
-def _choose_s(datasets: Sequence[xr.Dataset], s: float | None) -> float:
+def choose_s(datasets: Sequence[xr.Dataset], s: float | None) -> float:
     """The requested waiting time, or the largest one common to all datasets."""
     if s is None:
         common = common_waiting_times(datasets)
@@ -280,15 +146,16 @@ def _c_curve(ds: xr.Dataset, kind: str, s: float, label: str, style: dict[str, A
     return Curve(t[ok] / s, y[ok], e[ok], label, style)
 
 
-def _plot_c(ax: Any, datasets: Sequence[xr.Dataset], kind: str, s: float) -> None:
+def plot_c(ax: Any, datasets: Sequence[xr.Dataset], kind: str, s: float) -> None:
     """C_kind at waiting time ``s`` of every point, with errors (:func:`draw_decaying`)."""
-    curves = [_c_curve(ds, kind, s, label, style) for ds, label, style
-              in zip(datasets, curve_labels(datasets), _styles(datasets), strict=True)]  # fmt: skip
+    labels, styles = curve_labels(datasets), curve_styles(datasets)
+    curves = [_c_curve(ds, kind, s, label, style)
+              for ds, label, style in zip(datasets, labels, styles, strict=True)]  # fmt: skip
     draw_decaying(ax, curves)
     ax.set_xlabel("t/s")
 
 
-def _legend_below(fig: Figure, ax: Any, title: str) -> None:
+def legend_below(fig: Figure, ax: Any, title: str) -> None:
     """The legend of ``ax`` below the figure's axes, titled (the curves fill the axes)."""
     handles, labels = ax.get_legend_handles_labels()
     marker, text = noise_legend_entry()
@@ -296,7 +163,7 @@ def _legend_below(fig: Figure, ax: Any, title: str) -> None:
                title=title, title_fontsize=7)  # fmt: skip
 
 
-def _legend_height(n: int) -> float:
+def legend_height(n: int) -> float:
     """Inches a legend of ``n`` entries below the axes takes."""
     return 0.25 + 0.12 * n
 
@@ -312,14 +179,14 @@ def plot_fig3b(datasets: Sequence[xr.Dataset], s: float | None = None) -> Figure
     imprints a pattern levels off at a finite C_s, a correlation-free one follows the
     black curve into the noise, which the symlog axis shows around zero.
     """
-    dss = _reference_first(datasets)
-    s_val = _choose_s(dss, s)
+    dss = reference_first(datasets)
+    s_val = choose_s(dss, s)
     with matplotlib.rc_context(STYLE):
-        fig, axes = new_figure(1, 1, PANEL_HEIGHT + _legend_height(len(dss) + 2))
+        fig, axes = new_figure(1, 1, PANEL_HEIGHT + legend_height(len(dss) + 2))
         ax = axes[0, 0]
-        _plot_c(ax, dss, "s", s_val)
+        plot_c(ax, dss, "s", s_val)
         ax.set_ylabel(axis_label(r"$C_s(t,s)$", dss[0]["C_s_mean"].attrs))
-        _legend_below(fig, ax, f"s = {s_val:g} {unit_text(dss[0]['s'].attrs)}")
+        legend_below(fig, ax, f"s = {s_val:g} {unit_text(dss[0]['s'].attrs)}")
     return fig
 
 
@@ -333,27 +200,27 @@ def plot_fig4(
     (Figs. 4a, 5a), C_s for ``"s"`` (the inset of Fig. 4b).  Panel (b), drawn when the
     datasets hold it: the effective exponent ``lambda_h/z`` (``exponent="h"``, Fig. 5b) or
     ``lambda_s/z`` (``"s"``, Fig. 4b) at the same s with jackknife errors, over the windows
-    the analysis chose from the errors (:data:`analysis.kpz.LAMBDA_WINDOW_RULE`), at their
+    the analysis chose from the errors (:data:`analysis.kpz_fits.LAMBDA_WINDOW_RULE`), at their
     geometric midpoints.  Other schemes passed in are drawn too (sequential in black), so a
     DTrDT curve can be compared with DTrDB as in Fig. 5(a).
     """
     if exponent not in ("h", "s"):
         raise ValueError(f"exponent must be 'h' or 's', got {exponent!r}")
-    dss = _reference_first(datasets)
-    s_val = _choose_s(dss, s)
+    dss = reference_first(datasets)
+    s_val = choose_s(dss, s)
     name = f"lambda_{exponent}_over_z_eff"
     with_exponent = all(name in d.variables and f"{name}_err" in d.variables for d in dss)
     nrows = 2 if with_exponent else 1
     with matplotlib.rc_context(STYLE):
-        height = stack_height(nrows) + _legend_height(len(dss) + 2)
+        height = stack_height(nrows) + legend_height(len(dss) + 2)
         fig, axes = new_figure(nrows, 1, height)
         ax = axes[0, 0]
-        _plot_c(ax, dss, exponent, s_val)
+        plot_c(ax, dss, exponent, s_val)
         ax.set_ylabel(axis_label(rf"$C_{exponent}(t,s)$", dss[0][f"C_{exponent}_mean"].attrs))
         if with_exponent:
             ax.set_title("(a)", loc="left")
             bx = axes[1, 0]
-            for ds, style in zip(dss, _styles(dss), strict=True):
+            for ds, style in zip(dss, curve_styles(dss), strict=True):
                 at_s = np.asarray(ds[f"lambda_{exponent}_s"].values, dtype=float) == s_val
                 x = np.asarray(ds[f"lambda_{exponent}_t_over_s"].values, dtype=float)[at_s]
                 y = np.asarray(ds[name].values, dtype=float)[at_s]
@@ -364,7 +231,7 @@ def plot_fig4(
             bx.set_xlabel("t/s (window midpoint)")
             bx.set_ylabel(rf"$(\lambda_{exponent}/z)_{{eff}}$")
             bx.set_title("(b)", loc="left")
-        _legend_below(fig, ax, f"s = {s_val:g} {unit_text(dss[0]['s'].attrs)}")
+        legend_below(fig, ax, f"s = {s_val:g} {unit_text(dss[0]['s'].attrs)}")
     return fig
 
 
@@ -378,17 +245,17 @@ def plot_fig5b(datasets: Sequence[xr.Dataset]) -> Figure:
     For each point (one colour, labelled scheme + TC as the other figures) and each of its
     waiting times s (one marker and line style, the same for every point): the analysis's
     ``lambda_h_over_z_eff`` with its jackknife errors over the windows it chose from the
-    errors (:data:`analysis.kpz.LAMBDA_WINDOW_RULE`), at their geometric midpoints.  Slopes
+    errors (:data:`analysis.kpz_fits.LAMBDA_WINDOW_RULE`), at their geometric midpoints.  Slopes
     of different s and TC that agree within their errors are the paper's test that the
     block-layer DB leaves the autocorrelation of heights unchanged.
     """
-    dss = _reference_first(datasets)
+    dss = reference_first(datasets)
     s_all = sorted({float(v) for d in dss for v in np.asarray(d["lambda_h_s"].values)})
     entries = sum(len(np.unique(d["lambda_h_s"].values)) for d in dss)
     with matplotlib.rc_context(STYLE):
-        fig, axes = new_figure(1, 1, PANEL_HEIGHT + _legend_height(max(entries, 1)))
+        fig, axes = new_figure(1, 1, PANEL_HEIGHT + legend_height(max(entries, 1)))
         ax = axes[0, 0]
-        for ds, label, style in zip(dss, curve_labels(dss), _styles(dss), strict=True):
+        for ds, label, style in zip(dss, curve_labels(dss), curve_styles(dss), strict=True):
             w_s = np.asarray(ds["lambda_h_s"].values, dtype=float)
             x_all = np.asarray(ds["lambda_h_t_over_s"].values, dtype=float)
             y_all = np.asarray(ds["lambda_h_over_z_eff"].values, dtype=float)
@@ -414,7 +281,7 @@ def plot_fig5b(datasets: Sequence[xr.Dataset]) -> Figure:
 
 
 def _main_fit(ds: xr.Dataset) -> tuple[float, float, float, float, float, float] | None:
-    """The beta fit of the main window (:data:`analysis.kpz.BETA_FIT_T_LOWER`) of a point:
+    """The beta fit of the main window (:data:`analysis.kpz_fits.BETA_FIT_T_LOWER`) of a point:
     (beta, error, a, omega, t_lower, t_upper); None where the file has none."""
     if "beta_asymptotic" not in ds.variables or "beta_fit_t_lower" not in ds.variables:
         return None
@@ -441,7 +308,7 @@ def plot_fig6(datasets: Sequence[xr.Dataset]) -> Figure:
 
     Error bars are the jackknife errors of the analysis file; each point's fit
     beta + a t^-omega of the main window (``beta_asymptotic`` etc. at ``beta_fit_t_lower``
-    = :data:`analysis.kpz.BETA_FIT_T_LOWER`) is a thin line of its colour over its window,
+    = :data:`analysis.kpz_fits.BETA_FIT_T_LOWER`) is a thin line of its colour over its window,
     and its legend entry quotes the fitted beta with its jackknife error (or says that the
     window could not be fitted).  The references: kelling2017's asymptotic 0.2415(15) as an
     orange band (value +- error, under the data) with a line at the value, and 0.2414(2)
@@ -450,7 +317,7 @@ def plot_fig6(datasets: Sequence[xr.Dataset]) -> Figure:
     point whose substrate dimension is not 2: the references are the 2+1-dimensional
     values.
     """
-    dss = _reference_first(datasets)
+    dss = reference_first(datasets)
     for d in dss:
         dim = d.attrs.get("dim")
         if dim is not None and str(dim) != "2":
@@ -465,7 +332,7 @@ def plot_fig6(datasets: Sequence[xr.Dataset]) -> Figure:
     with matplotlib.rc_context(STYLE):
         fig, axes = new_figure(1, 1, height)
         ax = axes[0, 0]
-        for ds, label, style in zip(dss, curve_labels(dss), _styles(dss), strict=True):
+        for ds, label, style in zip(dss, curve_labels(dss), curve_styles(dss), strict=True):
             t = np.asarray(ds["t_eff"].values, dtype=float)
             y = np.asarray(ds["beta_eff"].values, dtype=float)
             e = np.asarray(ds["beta_eff_err"].values, dtype=float)
@@ -507,192 +374,11 @@ def plot_fig6(datasets: Sequence[xr.Dataset]) -> Figure:
     return fig
 
 
-# ----------------------------------------------------------------------------- benchmarks
-
-
-@dataclass(frozen=True)
-class BenchRow:
-    """One benchmark measurement (a row of the CSV table)."""
-
-    scheme: str
-    tc: tuple[int, int] | None  # None unless the scheme has a block layer
-    p: float
-    q: float
-    L: int
-    backend: str
-    device: str
-    attempts_per_ns: float
-    seconds_per_mcs: float
-    simcore_version: str = ""
-    git_commit: str = ""
-
-    def config(self) -> tuple[str, tuple[int, int] | None, float, float, str, str]:
-        """What one performance curve is drawn for: scheme, TC, p, q, backend, device."""
-        return (self.scheme, self.tc, self.p, self.q, self.backend, self.device)
-
-
-def _number(col: str, integer: bool = False) -> Callable[[str], float]:
-    """The converter of a numeric column: probabilities may be 0, sizes, rates and times
-    must be positive; every value finite (and an integer where ``integer``)."""
-    zero_ok = col in ("p", "q")
-
-    def convert(text: str) -> float:
-        try:
-            x = float(text)
-        except ValueError:
-            raise ValueError(f"column {col}: {text!r} is not a number") from None
-        if not math.isfinite(x) or x < 0 or (x == 0 and not zero_ok):
-            raise ValueError(f"column {col}: {text!r} is out of range")
-        if integer and x != int(x):
-            raise ValueError(f"column {col}: {text!r} is not an integer")
-        return x
-
-    return convert
-
-
-#: The columns of a ``simcore bench dd --csv`` table that the performance figure needs,
-#: with their converters (other columns are ignored, except the optional provenance
-#: columns ``simcore_version`` and ``commit``).
-_BENCH_CONVERTERS: dict[str, Callable[[str], Any]] = {
-    "scheme": str,
-    "tc": str,
-    "p": _number("p"),
-    "q": _number("q"),
-    "L": _number("L", integer=True),
-    "backend": str,
-    "device": str,
-    "attempts_per_ns": _number("attempts_per_ns"),
-    "seconds_per_mcs": _number("seconds_per_mcs"),
-}
-BENCH_COLUMNS = tuple(_BENCH_CONVERTERS)
-
-
-def load_bench_table(path: str | os.PathLike[str]) -> list[BenchRow]:
-    """Read a benchmark CSV of ``simcore bench dd`` (columns ``BENCH_COLUMNS`` by header;
-    one row per measurement).
-
-    ``tc`` may be written as ``"1,1"`` (quoted), ``1;1``, ``[1, 1]`` or left empty; it is
-    kept only for two-layer schemes (elsewhere it means nothing and would split curves).
-    Raises ``ValueError`` naming the file (and row) for a missing column, a bad value or
-    an empty table (:func:`analysis.tables.read_table`).
-    """
-    p = os.fspath(path)
-    rows: list[BenchRow] = []
-    for i, rec in enumerate(read_table(p, _BENCH_CONVERTERS, "a benchmark table"), start=1):
-        where = f"{p}, data row {i}"
-        scheme = rec["scheme"]
-        if not scheme:
-            raise ValueError(f"{where}: column scheme is empty")
-        tc: tuple[int, int] | None = None
-        if has_block_layer(scheme):
-            if rec["tc"].lower() in ("", "-", "none", "nan"):
-                raise ValueError(f"{where}: scheme {scheme} has a block layer but tc is empty")
-            tc = _parse_tc(rec["tc"], f"{where}: column tc")
-        rows.append(
-            BenchRow(
-                scheme=scheme,
-                tc=tc,
-                p=rec["p"],
-                q=rec["q"],
-                L=int(rec["L"]),
-                backend=rec["backend"],
-                device=rec["device"],
-                attempts_per_ns=rec["attempts_per_ns"],
-                seconds_per_mcs=rec["seconds_per_mcs"],
-                simcore_version=rec.get("simcore_version", ""),
-                git_commit=rec.get("git_commit") or rec.get("commit", ""),
-            )
-        )
-    return rows
-
-
-def _bench_label(cfg: tuple[str, tuple[int, int] | None, float, float, str, str]) -> str:
-    scheme, tc, p, q, backend, device = cfg
-    head = scheme if tc is None else f"{scheme}, TC={tc[0]},{tc[1]}"
-    return f"{head}, p={p:g}, q={q:g}, {device or backend}"
-
-
-def _bench_groups(
-    table: Sequence[BenchRow],
-) -> dict[tuple[str, tuple[int, int] | None, float, float, str, str], list[BenchRow]]:
-    groups: dict[tuple[str, tuple[int, int] | None, float, float, str, str], list[BenchRow]] = {}
-    for row in table:
-        groups.setdefault(row.config(), []).append(row)
-    return groups
-
-
-def _median_min_max(
-    rows: Sequence[BenchRow], field: str
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per L (ascending): L, median of ``field``, and the (below, above) min-max bar."""
-    sizes = sorted({r.L for r in rows})
-    med, bars = [], []
-    for L in sizes:
-        vals = np.array([getattr(r, field) for r in rows if r.L == L], dtype=float)
-        m = float(np.median(vals))
-        med.append(m)
-        bars.append((m - vals.min(), vals.max() - m))
-    return np.array(sizes, dtype=float), np.array(med), np.array(bars).T
-
-
-def plot_performance(table: Sequence[BenchRow]) -> Figure:
-    """kelling2017 Fig. 7 / kelling2012 Figs. 4, 5: throughput and run time vs L.
-
-    Left: update attempts per ns vs L (log2 x; log y when the values span more than a
-    decade, e.g. CPU and GPU together).  Right: seconds per MCS vs L, log-log.  One line
-    per (scheme, TC, p, q, device): the median over repeated measurements, bars from the
-    minimum to the maximum (shared machines scatter; the spread is shown, not hidden).
-    """
-    if not table:
-        raise ValueError("empty benchmark table")
-    groups = _bench_groups(table)
-    height = PANEL_HEIGHT + 0.14 * len(groups)
-    with matplotlib.rc_context(STYLE):
-        fig = Figure(figsize=(COLUMN_WIDTH, height), layout="constrained")
-        FigureCanvasAgg(fig)
-        left, right = fig.subplots(1, 2, squeeze=True)
-        for n, (cfg, rows) in enumerate(groups.items()):
-            style = {"color": _PALETTE[n % len(_PALETTE)], "marker": "o"}
-            label = _bench_label(cfg)
-            for ax, field in ((left, "attempts_per_ns"), (right, "seconds_per_mcs")):
-                x, med, bars = _median_min_max(rows, field)
-                ax.errorbar(x, med, yerr=bars, label=label, **style)
-        rates = np.array([r.attempts_per_ns for r in table])
-        for ax in (left, right):
-            ax.set_xscale("log", base=2)
-            ax.set_xlabel("L [sites]")
-        if rates.max() / rates.min() > 10:
-            left.set_yscale("log")
-        right.set_yscale("log")
-        left.set_ylabel("update attempts / ns")
-        right.set_ylabel("run time / MCS [s]")
-        handles, labels = left.get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside lower center", ncols=1, fontsize=6)
-    return fig
-
-
-def bench_provenance(path: str | os.PathLike[str], table: Sequence[BenchRow]) -> dict[str, str]:
-    """Provenance of a performance figure, in the keys of
-    :func:`analysis.plotting.save_figure` (:func:`analysis.tables.table_provenance`).
-
-    Commits, backends and devices come from the table; the version from its optional
-    column ``simcore_version`` (else the commit names the code); 'points' lists the
-    configurations after the source file, 'samples' the measurements per configuration.
-    """
-    groups = _bench_groups(table)
-    rows = [{"commit": r.git_commit, "backend": r.backend, "device": r.device} for r in table]
-    points = "; ".join(_bench_label(c) for c in groups)
-    samples = ", ".join(str(len(members)) for members in groups.values())
-    prov = table_provenance([path], rows, points, samples)
-    versions = ", ".join(sorted({r.simcore_version for r in table if r.simcore_version}))
-    return {**prov, "simcore_version": versions or prov["simcore_version"]}
-
-
 # ----------------------------------------------------------------------------- drawing
 
 
 def load_paper_analyses(paths: Sequence[str | os.PathLike[str]]) -> list[xr.Dataset]:
-    """:func:`analysis.kpz.load_analyses`, plus the attributes these figures need (the
+    """:func:`analysis.kpz_figures.load_analyses`, plus the attributes these figures need (the
     scheme, and a valid ``tc`` of a two-layer scheme).
 
     Every error is a ``ValueError`` whose message starts with the offending file.

@@ -32,17 +32,14 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from analysis.kelling2017 import (
-    _choose_s,
-    _is_sequential,
-    _legend_below,
-    _legend_height,
-    _plot_c,
-    _reference_first,
-    _styles,
+    choose_s,
     common_waiting_times,
+    legend_below,
+    legend_height,
     load_paper_analyses,
-    scheme_label,
+    plot_c,
 )
+from analysis.kelling2017_labels import curve_styles, is_sequential, reference_first, scheme_label
 from analysis.plotting import (
     PANEL_HEIGHT,
     STYLE,
@@ -84,18 +81,18 @@ def plot_fig3a(datasets: Sequence[xr.Dataset], s: float | None = None) -> Figure
     all datasets), the sequential points in black as the reference, the layout of
     :func:`analysis.kelling2017.plot_fig3b`.  The axes are log-log while every C_h stands
     above its noise; where a curve decays into its noise the y axis turns symlog with the
-    noise band linear and shaded (:func:`analysis.kpz.draw_decaying`), so no point is
+    noise band linear and shaded (:func:`analysis.kpz_figures.draw_decaying`), so no point is
     dropped.  A scheme that imprints a pattern (cDB, DT with a fixed origin) bends away
     from the power law of the reference at late t/s.
     """
-    dss = _reference_first(datasets)
-    s_val = _choose_s(dss, s)
+    dss = reference_first(datasets)
+    s_val = choose_s(dss, s)
     with matplotlib.rc_context(STYLE):
-        fig, axes = new_figure(1, 1, PANEL_HEIGHT + _legend_height(len(dss) + 2))
+        fig, axes = new_figure(1, 1, PANEL_HEIGHT + legend_height(len(dss) + 2))
         ax = axes[0, 0]
-        _plot_c(ax, dss, "h", s_val)
+        plot_c(ax, dss, "h", s_val)
         ax.set_ylabel(axis_label(r"$C_h(t,s)$", dss[0]["C_h_mean"].attrs))
-        _legend_below(fig, ax, f"s = {s_val:g} {unit_text(dss[0]['s'].attrs)}")
+        legend_below(fig, ax, f"s = {s_val:g} {unit_text(dss[0]['s'].attrs)}")
     return fig
 
 
@@ -124,7 +121,7 @@ def _point_text(ds: xr.Dataset, tex: bool) -> str:
     """A point as the noise figure names it: scheme (+TC), and t_async for a DD point
     (mathtext where ``tex``, plain text for tables)."""
     text = scheme_label(ds)
-    if not _is_sequential(ds) and "t_async" in ds.attrs:
+    if not is_sequential(ds) and "t_async" in ds.attrs:
         name = r"$t_{async}$" if tex else "t_async"
         text += f", {name}={fmt_number(ds.attrs['t_async'])}"
     return text
@@ -148,11 +145,11 @@ def _noise_s(datasets: Sequence[xr.Dataset], s: float | None, min_ratio: float) 
     not simply the largest common s: with s = 100 and 1000 to t = 10^4, s = 1000 has no
     time beyond t/s = 30 and the figure would be empty."""
     if s is not None:
-        return _choose_s(datasets, s)
+        return choose_s(datasets, s)
     for s_val in common_waiting_times(datasets)[::-1]:
         if all(_late(d, float(s_val), min_ratio)[0].size >= 2 for d in datasets):
             return float(s_val)
-    return _choose_s(datasets, None)
+    return choose_s(datasets, None)
 
 
 def _count(n: Any) -> Any:
@@ -176,7 +173,7 @@ def _noise_row(ds: xr.Dataset, s: float, min_ratio: float) -> dict[str, Any]:
     return {
         "label": _point_text(ds, tex=False),
         "scheme": str(ds.attrs.get("scheme", "?")),
-        "t_async": None if _is_sequential(ds) else ds.attrs.get("t_async"),
+        "t_async": None if is_sequential(ds) else ds.attrs.get("t_async"),
         "n": _count(n_samples_of(ds)),
         "n_times": k,
         "rms": rms,
@@ -213,7 +210,7 @@ def noise_table(
     ``ValueError`` for a waiting time some point lacks or a ``min_ratio`` below 1.
     """
     ratio = _min_ratio(min_ratio)
-    dss = _reference_first(datasets)
+    dss = reference_first(datasets)
     s_val = _noise_s(dss, s, ratio)
     return [_noise_row(ds, s_val, ratio) for ds in dss]
 
@@ -264,16 +261,16 @@ def plot_fig3b_noise(
     of different n are refused unless ``equal_n`` is false (then compare with care: noise
     falls as 1/sqrt(n)).
     """
-    dss = _reference_first(datasets)
+    dss = reference_first(datasets)
     _check_equal_n(dss, equal_n)
     ratio = _min_ratio(min_ratio)
     s_val = _noise_s(dss, s, ratio)
     rows = [_noise_row(ds, s_val, ratio) for ds in dss]
-    styles = _styles(dss)
+    styles = curve_styles(dss)
     unit = unit_text(dss[0]["s"].attrs)
     window = f"t/s > {ratio:g}"
     with matplotlib.rc_context(STYLE):
-        fig, axes = new_figure(2, 1, 2 * PANEL_HEIGHT + 0.9 + _legend_height(len(dss)))
+        fig, axes = new_figure(2, 1, 2 * PANEL_HEIGHT + 0.9 + legend_height(len(dss)))
         ax, bx = axes[0, 0], axes[1, 0]
         x = np.arange(len(dss), dtype=float)
         for i, (row, style) in enumerate(zip(rows, styles, strict=True)):

@@ -42,11 +42,14 @@ from analysis.plotting import STYLE, Drawn, guide_style, log_tick_labels, new_fi
 from analysis.tables import Row, read_table, table_provenance
 
 __all__ = [
+    "best_over_k",
     "gpu_color",
     "layout_style",
     "load_ea3d_bench",
     "load_scaling",
     "from_ea3d_table",
+    "medians",
+    "only",
     "plot_psflip_L",
     "plot_psflip_k",
     "plot_psflip_prng",
@@ -95,7 +98,7 @@ def load_ea3d_bench(path: str | os.PathLike[str]) -> list[Row]:
     return read_table(path, EA3D_COLUMNS, "an ea3d benchmark table")
 
 
-def _medians(rows: Sequence[Row], keys: tuple[str, ...]) -> dict[tuple, tuple]:
+def medians(rows: Sequence[Row], keys: tuple[str, ...]) -> dict[tuple, tuple]:
     """(median, min, max) of psFlip per configuration ``keys``."""
     groups: dict[tuple, list[float]] = defaultdict(list)
     for r in rows:
@@ -156,7 +159,7 @@ def plot_psflip_k(rows: Sequence[Row]) -> Figure:
     series: dict[str, list] = defaultdict(list)
     styles: dict[str, dict[str, Any]] = {}
     kinds = sorted({(r["prng"], r["device"]) for r in rows})
-    for (layout, L, prng, dev, k), val in _medians(
+    for (layout, L, prng, dev, k), val in medians(
         rows, ("layout", "L", "prng", "device", "k")
     ).items():
         label = f"L={L}, {layout}, {prng}, {dev}"
@@ -169,17 +172,17 @@ def plot_psflip_k(rows: Sequence[Row]) -> Figure:
     return _log_log_figure(series, "coded words k (64 samples each)", "psFlip [ps]", 5, styles)
 
 
-def _best_over_k(rows: Sequence[Row], keys: tuple[str, ...]) -> dict[tuple, tuple]:
+def best_over_k(rows: Sequence[Row], keys: tuple[str, ...]) -> dict[tuple, tuple]:
     """Per configuration ``keys`` + L: the (median, min, max) of the k with the best median."""
     best: dict[tuple, tuple] = {}
-    for g, val in _medians(rows, (*keys, "L", "k")).items():
+    for g, val in medians(rows, (*keys, "L", "k")).items():
         key = g[:-1]
         if key not in best or val[0] < best[key][0]:
             best[key] = val
     return best
 
 
-def _only(rows: Sequence[Row], key: str, preferred: str) -> list[Row]:
+def only(rows: Sequence[Row], key: str, preferred: str) -> list[Row]:
     """The rows of one value of ``key``: ``preferred`` if measured, else the first."""
     values = sorted({r[key] for r in rows})
     keep = preferred if preferred in values else values[0]
@@ -210,12 +213,12 @@ def plot_psflip_L(rows: Sequence[Row]) -> Figure:
     """lulli2015 Fig. 5: the best psFlip over k vs L, one line per layout and branch of
     sizes (for one PRNG, philox if measured): L = 4m filled markers on a solid line, L =
     2(2m+1) open markers on a dashed line, the paper's L_0 and L_1 subsequences."""
-    rows = _only(rows, "prng", "philox")
+    rows = only(rows, "prng", "philox")
     series: dict[str, list] = defaultdict(list)
     styles: dict[str, dict[str, Any]] = {}
     devices = sorted({r["device"] for r in rows})
     prng = rows[0]["prng"]
-    for (layout, dev, L), val in _best_over_k(rows, ("layout", "device")).items():
+    for (layout, dev, L), val in best_over_k(rows, ("layout", "device")).items():
         label = f"{layout}, {size_branch(L)}" + (f", {dev}" if len(devices) > 1 else "")
         series[label].append((L, val))
         styles[label] = layout_style(layout, size_branch(L), devices.index(dev))
@@ -228,7 +231,7 @@ def plot_psflip_L(rows: Sequence[Row]) -> Figure:
 def plot_psflip_prng(rows: Sequence[Row]) -> Figure:
     """lulli2015 Fig. 9: psFlip per PRNG relative to the baseline, and absolute, vs L (for
     one layout, sliced if measured)."""
-    rows = _only(rows, "layout", "sliced")
+    rows = only(rows, "layout", "sliced")
     # compare at the same k: keep, per L, the k values measured for every generator
     prngs = {r["prng"] for r in rows}
     ks: dict[int, set] = defaultdict(set)
@@ -236,7 +239,7 @@ def plot_psflip_prng(rows: Sequence[Row]) -> Figure:
         per = [{r["k"] for r in rows if r["L"] == L and r["prng"] == p} for p in prngs]
         ks[L] = set.intersection(*per)
     rows = [r for r in rows if r["k"] in ks[r["L"]]]
-    best = _best_over_k(rows, ("prng", "layout", "device"))
+    best = best_over_k(rows, ("prng", "layout", "device"))
     prngs = sorted({k[0] for k in best})
     base = "minstd" if "minstd" in prngs else prngs[0]
     with matplotlib.rc_context(STYLE):

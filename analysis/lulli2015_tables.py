@@ -35,10 +35,10 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from analysis.lulli2015 import (
-    _medians,
-    _only,
     from_ea3d_table,
     layout_style,
+    medians,
+    only,
     size_branch,
 )
 from analysis.plotting import STYLE, Drawn, guide_style, new_figure
@@ -54,6 +54,7 @@ __all__ = [
     "best_k_table",
     "branching_warps",
     "bytes_per_sweep",
+    "copy_peaks",
     "kernel_block",
     "load_prng_bench",
     "paper_branching_warps",
@@ -342,9 +343,9 @@ def best_k_table(rows: Sequence[Row]) -> dict[tuple[str, str, int], BestK]:
     in every repeat than the best in its slowest repeat; a size measured at one k only is
     unresolved.  A best k that is the largest measured is flagged (``largest``): the scan
     may end before the optimum."""
-    rows = _only(rows, "prng", "philox")
+    rows = only(rows, "prng", "philox")
     per: dict[tuple[str, str, int], dict[int, tuple]] = defaultdict(dict)
-    for (layout, dev, L, k), val in _medians(rows, ("layout", "device", "L", "k")).items():
+    for (layout, dev, L, k), val in medians(rows, ("layout", "device", "L", "k")).items():
         per[(layout, dev, L)][k] = val
     out = {}
     for key, by_k in sorted(per.items()):
@@ -444,7 +445,7 @@ def achieved_bandwidth(L: int, k: int, ps_per_flip: float) -> float:
     return bytes_per_sweep(L, k) / seconds
 
 
-def _copy_peaks(rows: Sequence[Row]) -> dict[str, float]:
+def copy_peaks(rows: Sequence[Row]) -> dict[str, float]:
     """device -> median of the finite ``copy_bytes_per_second`` values (tables written
     before the column existed have none)."""
     vals: dict[str, list[float]] = defaultdict(list)
@@ -471,12 +472,12 @@ def plot_bandwidth(rows: Sequence[Row]) -> Figure:
         raise ValueError("bandwidth needs philox rows (the traffic model counts no "
                          "generator state)")  # fmt: skip
     best: dict[tuple, tuple[int, tuple]] = {}
-    for (layout, dev, L, k), val in _medians(rows, ("layout", "device", "L", "k")).items():
+    for (layout, dev, L, k), val in medians(rows, ("layout", "device", "L", "k")).items():
         key = (layout, dev, L)
         if key not in best or val[0] < best[key][1][0]:
             best[key] = (k, val)
     devices = sorted({r["device"] for r in rows})
-    peaks = _copy_peaks(rows)
+    peaks = copy_peaks(rows)
     with matplotlib.rc_context(STYLE):
         fig, axes = new_figure(1, 1, 3.0)
         ax = axes[0, 0]

@@ -22,7 +22,8 @@ from conftest import run_and_load
 from test_figures import _means_without_errors
 
 from analysis import ea3d_pt
-from analysis.ea3d_pt import analyze, crossings, draw_figures
+from analysis.ea3d_pt import analyze, draw_figures
+from analysis.ea3d_pt_crossings import crossings
 from analysis.stats import replica_error
 from simcore.config import validate_run_config
 from simcore.io.dataset import write_dataset

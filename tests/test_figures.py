@@ -20,8 +20,9 @@ from matplotlib.colors import to_rgba
 from matplotlib.lines import Line2D
 from PIL import Image
 
-from analysis import figures, kmc2d, kpz
+from analysis import figures, kmc2d, kpz_figures
 from analysis.kpz import analyze
+from analysis.kpz_literature import saturation_onset
 from analysis.plotting import COLUMN_WIDTH, size_color
 from simcore.config import validate_run_config
 from simcore.io.dataset import write_dataset
@@ -129,36 +130,30 @@ def test_cli_draws_only_the_named_figures(
     assert len(err) == 1 and "'W3'" in err[0] and "lambda_eff" in err[0], err
 
 
-def test_named_figures_of_a_module_without_names(
+def test_a_module_without_draw_figures_is_refused(
     analysis_files: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A model module whose make_figures(analyses, out_dir) takes no ``names`` (written
-    before it existed) still serves one figure per job: all drawn into a scratch folder,
-    the named ones kept, nothing else left behind."""
+    """draw_figures(analyses, names=None) is the one protocol of a model's analysis
+    module: a module with only the old make_figures(analyses, out_dir) is refused in one
+    line naming the function it lacks, and nothing is written."""
 
     def make_all(analyses, out_dir):
-        paths = [Path(out_dir) / f"{n}.{ext}" for n in ("a", "b") for ext in ("png", "pdf")]
-        for path in paths:
-            path.write_text(path.name)
-        return paths
+        raise AssertionError("make_figures is not a protocol of analysis.figures")
 
     module = type("OldStyle", (), {"make_figures": staticmethod(make_all)})
     monkeypatch.setattr(figures, "analysis_module", lambda model, source: module)
     out = tmp_path / "f"
-    written = figures.make_figures(analysis_files, out, names=["b"])
-    assert sorted(p.name for p in written) == ["b.pdf", "b.png"]
-    assert sorted(p.name for p in out.iterdir()) == ["b.pdf", "b.png"]
-    assert (out / "b.png").read_text() == "b.png"
-    with pytest.raises(ValueError, match="no campaign figure c drawn"):
-        figures.make_figures(analysis_files, out, names=["c"])
-    assert sorted(p.name for p in out.iterdir()) == ["b.pdf", "b.png"]
+    with pytest.raises(ValueError, match=r"OldStyle has no function draw_figures\(") as exc:
+        figures.make_figures(analysis_files, out, names=["b"])
+    assert len(str(exc.value).splitlines()) == 1
+    assert not out.exists()
 
 
 def test_point_label_and_reference_lines(analysis_files: list[Path]) -> None:
     """Legends name the point; beta_eff draws 1/3 (d=1) and 0.2414 (d=2) dashed."""
-    datasets = kpz.load_analyses(analysis_files)
-    assert kpz.point_label(datasets[1]) == "d=2, L=64, p=1, q=0, sequential, n=16"
-    fig = kpz.plot_beta_eff(datasets)
+    datasets = kpz_figures.load_analyses(analysis_files)
+    assert kpz_figures.point_label(datasets[1]) == "d=2, L=64, p=1, q=0, sequential, n=16"
+    fig = kpz_figures.plot_beta_eff(datasets)
     refs = []
     for ax in fig.axes:
         for line in ax.get_lines():
@@ -405,7 +400,9 @@ def two_sizes() -> list[xr.Dataset]:
     return out
 
 
-@pytest.mark.parametrize("plot", [kpz.plot_W2, kpz.plot_beta_eff], ids=["W2", "beta_eff"])
+@pytest.mark.parametrize(
+    "plot", [kpz_figures.plot_W2, kpz_figures.plot_beta_eff], ids=["W2", "beta_eff"]
+)
 def test_finite_size_regimes_are_told_apart_by_size(plot, two_sizes: list[xr.Dataset]) -> None:
     """Each size's finite-size regime is drawn in its own colour, never as blended shades:
     a tick at its onset 0.1 L^z and open markers over exactly its points beyond it, in the
@@ -428,7 +425,7 @@ def test_finite_size_regimes_are_told_apart_by_size(plot, two_sizes: list[xr.Dat
              and id(col) not in bars]  # fmt: skip
     opened = [line for line in ax.get_lines() if line.get_markerfacecolor() == "white"]
     for L, (color, container) in curve.items():
-        onset = kpz.saturation_onset(two_sizes[(16, 32).index(L)])
+        onset = saturation_onset(two_sizes[(16, 32).index(L)])
         (tick,) = [t for t in ticks if to_rgba(t.get_colors()[0]) == color]
         assert tick.get_segments()[0][0][0] == pytest.approx(onset)
         (line,) = [ln for ln in opened if to_rgba(ln.get_color()) == color]
@@ -436,7 +433,7 @@ def test_finite_size_regimes_are_told_apart_by_size(plot, two_sizes: list[xr.Dat
         assert list(np.asarray(line.get_xdata(), dtype=float)) == list(x[x > onset])
     legend = fig.subfigs[0].legends[0]
     texts = [t.get_text() for t in legend.get_texts()]
-    assert kpz.FINITE_SIZE_LABEL in texts
+    assert kpz_figures.FINITE_SIZE_LABEL in texts
     swatches = [h for h in legend.findobj(Line2D) if h.get_markerfacecolor() == "white"]
     assert {to_rgba(h.get_color()) for h in swatches} == {curve[16][0], curve[32][0]}
     assert not any(_is_grey(h.get_color()) for h in swatches)

@@ -1,6 +1,6 @@
 """Tests of the fit of the asymptotic growth exponent: the generic fit
 (analysis.estimates.power_correction_fit), the fit in analysis.kpz.analyze with its
-jackknife errors and window rule, and the table CLI (analysis.betafit).
+jackknife errors and window rule, and the table CLI (analysis.kpz_betafit).
 
 The analysis tests use synthetic aggregated datasets in the ARCHITECTURE.md layout at
 the paper's time scales (sampling times of ``simcore.sampling`` to t = 10^4 with 5 per
@@ -28,9 +28,10 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from analysis import betafit, estimates, kpz
+from analysis import estimates, kpz_betafit, kpz_fits
 from analysis.estimates import OMEGA_RANGE, power_correction_fit
-from analysis.kpz import BETA, analyze, saturation_onset
+from analysis.kpz import analyze
+from analysis.kpz_literature import BETA, saturation_onset
 from analysis.plotting import value_error_text
 from simcore.io.dataset import write_dataset
 from simcore.sampling import sampling_times
@@ -107,7 +108,7 @@ def growth_dataset(
 
 def main_window(out: xr.Dataset) -> int:
     """Index of the main fit window (t_lower = 100) along beta_fit."""
-    (k,) = np.flatnonzero(out["beta_fit_t_lower"].values == kpz.BETA_FIT_T_LOWER)
+    (k,) = np.flatnonzero(out["beta_fit_t_lower"].values == kpz_fits.BETA_FIT_T_LOWER)
     return int(k)
 
 
@@ -182,7 +183,7 @@ def test_analyze_fits_beta_with_jackknife_errors() -> None:
     n, sigma = 256, 0.005
     out = analyze(growth_dataset(n_samples=n, sigma=sigma, seed=3))
     k = main_window(out)
-    assert out["beta_fit_t_lower"].values.tolist() == list(kpz.BETA_FIT_T_LOWERS)
+    assert out["beta_fit_t_lower"].values.tolist() == list(kpz_fits.BETA_FIT_T_LOWERS)
     assert int(out["beta_fit_n_points"].values[k]) == 10
     t_eff = out["t_eff"].values
     assert out["beta_fit_t_upper"].values[k] == t_eff[-1] == 0.5 * (6310 + 10000)
@@ -196,7 +197,7 @@ def test_analyze_fits_beta_with_jackknife_errors() -> None:
     r = np.sqrt(np.expm1(sigma**2) / n)
     w2 = t ** (2 * BETA_2D) * (1 + t**-OMEGA_2D) * (1 + r * rng.standard_normal((4000, t.size)))
     b_eff = 0.5 * np.diff(np.log(w2), axis=-1) / np.diff(np.log(t))
-    m = t_eff >= kpz.BETA_FIT_T_LOWER
+    m = t_eff >= kpz_fits.BETA_FIT_T_LOWER
     scatter = np.std(
         power_correction_fit(t_eff[m], b_eff[:, m], out["beta_eff_err"].values[m]).beta
     )
@@ -212,8 +213,8 @@ def test_analyze_fits_beta_with_jackknife_errors() -> None:
     assert abs(omega - OMEGA_2D) < 3 * out["beta_correction_exponent_err"].values[k]
     assert out["beta_correction_amplitude"].values[k] < 0  # beta_eff approaches from below
     assert np.all(out["beta_fit_chi2_per_dof"].values > 0)
-    assert out.attrs["beta_fit_rule"] == kpz.BETA_FIT_RULE
-    assert kpz.BETA_FIT_RULE in out.attrs["analysis_method"]
+    assert out.attrs["beta_fit_rule"] == kpz_fits.BETA_FIT_RULE
+    assert kpz_fits.BETA_FIT_RULE in out.attrs["analysis_method"]
     assert out["beta_fit_t_lower"].attrs["model_units"] == "MCS"
 
 
@@ -277,9 +278,9 @@ def fit_files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 def test_compare_agrees_within_two_combined_sigmas() -> None:
     ref = BETA["2d_kelling2011"]  # 0.2415(15)
     sigma = np.hypot(0.002, 0.0015)  # 0.0025
-    assert betafit.compare(0.2415 + 1.9 * sigma, 0.002, ref) == "+1.9 sigma, agrees"
-    assert betafit.compare(0.2415 - 2.1 * sigma, 0.002, ref) == "-2.1 sigma, differs"
-    assert betafit.compare(float("nan"), 0.002, ref) == "-"
+    assert kpz_betafit.compare(0.2415 + 1.9 * sigma, 0.002, ref) == "+1.9 sigma, agrees"
+    assert kpz_betafit.compare(0.2415 - 2.1 * sigma, 0.002, ref) == "-2.1 sigma, differs"
+    assert kpz_betafit.compare(float("nan"), 0.002, ref) == "-"
 
 
 def test_table_one_row_per_point_and_window(
@@ -287,12 +288,12 @@ def test_table_one_row_per_point_and_window(
 ) -> None:
     """Markdown: a header, the separator and one row per (point, window), in order; the
     fitted rows quote beta(err), omega, chi2/dof and both comparisons, the others why not."""
-    assert betafit.main([str(p) for p in fit_files]) == 0
+    assert kpz_betafit.main([str(p) for p in fit_files]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     assert lines[0].startswith("| point | window t_eff |") and "vs 0.2414(2)" in lines[0]
     assert lines[1] == "|" + "---|" * 8
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in lines[2:]]
-    assert len(rows) == 2 * len(kpz.BETA_FIT_T_LOWERS) and all(len(r) == 8 for r in rows)
+    assert len(rows) == 2 * len(kpz_fits.BETA_FIT_T_LOWERS) and all(len(r) == 8 for r in rows)
     assert [r[0] for r in rows] == ["DTrDB, TC=1,1, L=8192, n=256"] * 3 + [
         "DTrDT, TC=1,1, L=8192, n=256"
     ] * 3
@@ -302,7 +303,7 @@ def test_table_one_row_per_point_and_window(
         beta, err = float(ds["beta_asymptotic"][k]), float(ds["beta_asymptotic_err"][k])
     main = rows[k]
     assert main[3] == value_error_text(beta, err) and "(" in main[3]
-    for col, ref in zip(main[6:], betafit.REFERENCES, strict=True):
+    for col, ref in zip(main[6:], kpz_betafit.REFERENCES, strict=True):
         z = (beta - ref.value) / np.hypot(err, ref.error)
         assert col == f"{z:+.1f} sigma, {'agrees' if abs(z) <= 2 else 'differs'}"
     assert rows[3][3] != "-" and rows[3][6] != "-"  # short point, t >= 50: fitted
@@ -318,7 +319,7 @@ def test_cli_bad_file_exits_2_with_one_line(fit_files: list[Path], tmp_path: Pat
     growth_dataset(n_samples=4, t_max=100).to_netcdf(raw)
     for bad, word in ((junk, "cannot read"), (raw, "beta_asymptotic")):
         proc = subprocess.run(
-            [sys.executable, "-m", "analysis.betafit", str(fit_files[0]), str(bad)],
+            [sys.executable, "-m", "analysis.kpz_betafit", str(fit_files[0]), str(bad)],
             capture_output=True,
             text=True,
             cwd=REPO,
@@ -326,7 +327,7 @@ def test_cli_bad_file_exits_2_with_one_line(fit_files: list[Path], tmp_path: Pat
         )
         assert proc.returncode == 2 and proc.stdout == ""
         err = proc.stderr.strip().splitlines()
-        assert len(err) == 1 and err[0].startswith("python -m analysis.betafit: error:")
+        assert len(err) == 1 and err[0].startswith("python -m analysis.kpz_betafit: error:")
         assert str(bad) in err[0] and word in err[0], err[0]
 
 
@@ -341,9 +342,9 @@ def test_table_flags_an_omega_at_its_bound(tmp_path: Path) -> None:
     assert np.all(estimates.omega_at_bound(omega))  # the fit really hit the bound
     assert np.all(out["beta_correction_exponent_err"].values < 1e-12)
     path = write_dataset(out, tmp_path / "bound.nc")
-    lines = betafit.beta_table([path]).splitlines()
+    lines = kpz_betafit.beta_table([path]).splitlines()
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in lines[2:]]
-    assert len(rows) == len(kpz.BETA_FIT_T_LOWERS)
+    assert len(rows) == len(kpz_fits.BETA_FIT_T_LOWERS)
     for row in rows:
         assert row[3] == "no result: omega at its bound"
         assert row[4] == f"3 (upper end of [{OMEGA_RANGE[0]:g}, {OMEGA_RANGE[1]:g}])"
@@ -354,7 +355,7 @@ def test_table_flags_an_omega_at_its_bound(tmp_path: Path) -> None:
 def test_number_text_keeps_sensible_digits() -> None:
     """Values are printed to their error's digits, and a vanishingly small error (below
     1e-6 of the value) gives six significant digits and the error, not 15 digits."""
-    assert betafit.number_text(0.24118, 0.00077) == value_error_text(0.24118, 0.00077)
-    assert betafit.number_text(0.24118, 0.00077) == "0.2412(8)"
-    assert betafit.number_text(2.999999999999999, 2.6e-15) == "3 +- 3e-15"
-    assert betafit.number_text(0.2414, 0.0) == "0.2414 +- 0"
+    assert kpz_betafit.number_text(0.24118, 0.00077) == value_error_text(0.24118, 0.00077)
+    assert kpz_betafit.number_text(0.24118, 0.00077) == "0.2412(8)"
+    assert kpz_betafit.number_text(2.999999999999999, 2.6e-15) == "3 +- 3e-15"
+    assert kpz_betafit.number_text(0.2414, 0.0) == "0.2414 +- 0"

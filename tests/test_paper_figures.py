@@ -23,8 +23,9 @@ from PIL import Image
 from test_figures import _means_without_errors, small_dataset
 from test_kpz_analysis_betafit import growth_dataset
 
-from analysis import kelling2017, papers
-from analysis.kpz import BETA_FIT_T_LOWER, analyze
+from analysis import kelling2017, kelling2017_bench, kelling2017_labels, papers
+from analysis.kpz import analyze
+from analysis.kpz_fits import BETA_FIT_T_LOWER
 from analysis.plotting import COLUMN_WIDTH, value_error_text
 from simcore.io.dataset import write_dataset
 
@@ -84,20 +85,20 @@ def legend_texts(ax) -> list[str]:
 
 def test_block_layer_and_labels(files: dict[str, Path]) -> None:
     for scheme in ("DTrDT", "DTrDB", "cDBDT", "DBDT", "DTDT"):
-        assert kelling2017.has_block_layer(scheme), scheme
+        assert kelling2017_labels.has_block_layer(scheme), scheme
     for scheme in ("sequential", "DTr", "DB", "cDB", "DT", ""):
-        assert not kelling2017.has_block_layer(scheme), scheme
+        assert not kelling2017_labels.has_block_layer(scheme), scheme
     seq, dtrdt = load(files, "seq", "dtrdt21")
-    assert kelling2017.tc_of(seq) is None
-    assert kelling2017.tc_of(dtrdt) == (2, 1)  # tc read back as an array
-    assert kelling2017.scheme_label(seq) == "sequential"
-    assert kelling2017.scheme_label(dtrdt) == "DTrDT, TC=2,1"
-    labels = kelling2017.curve_labels([seq, dtrdt])
+    assert kelling2017_labels.tc_of(seq) is None
+    assert kelling2017_labels.tc_of(dtrdt) == (2, 1)  # tc read back as an array
+    assert kelling2017_labels.scheme_label(seq) == "sequential"
+    assert kelling2017_labels.scheme_label(dtrdt) == "DTrDT, TC=2,1"
+    labels = kelling2017_labels.curve_labels([seq, dtrdt])
     # the backend tells these two apart; a single parallel point needs no t_async
     assert labels == ["sequential, cpu, L=$2^{13}$, n=16", "DTrDT, TC=2,1, gpu, L=$2^{16}$, n=16"]
     dtrdt.attrs["tc"] = "3"
     with pytest.raises(ValueError, match="dtrdt21.nc: attribute tc must be two"):
-        kelling2017.tc_of(dtrdt)
+        kelling2017_labels.tc_of(dtrdt)
 
 
 def test_fig3b_sequential_black_and_common_s(files: dict[str, Path]) -> None:
@@ -237,7 +238,7 @@ def test_fig6_draws_each_fit_over_its_window(files: dict[str, Path]) -> None:
             "beta_correction_exponent", "beta_fit_t_upper"))  # fmt: skip
         text = value_error_text(beta, err)
         assert label.endswith(rf"$\beta = {text}$ (fit, $t \geq 100$)"), label
-        assert label.split("\n")[0].startswith(kelling2017.scheme_label(ds))
+        assert label.split("\n")[0].startswith(kelling2017_labels.scheme_label(ds))
         color = to_rgba(container.lines[0].get_color())
         (fit,) = [line for line in ax.get_lines()
                   if to_rgba(line.get_color()) == color and line.get_marker() in ("None", "")
@@ -251,7 +252,7 @@ def test_fig6_draws_each_fit_over_its_window(files: dict[str, Path]) -> None:
 
 def write_bench(path: Path, rows: list[dict[str, object]]) -> Path:
     with path.open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(kelling2017.BENCH_COLUMNS))
+        w = csv.DictWriter(f, fieldnames=list(kelling2017_bench.BENCH_COLUMNS))
         w.writeheader()
         w.writerows(rows)
     return path
@@ -295,9 +296,9 @@ def bench_rows() -> list[dict[str, object]]:
 
 
 def test_performance_median_min_max(tmp_path: Path) -> None:
-    table = kelling2017.load_bench_table(write_bench(tmp_path / "bench.csv", bench_rows()))
+    table = kelling2017_bench.load_bench_table(write_bench(tmp_path / "bench.csv", bench_rows()))
     assert len(table) == 19 and table[0].tc == (1, 1) and table[-1].tc is None
-    fig = kelling2017.plot_performance(table)
+    fig = kelling2017_bench.plot_performance(table)
     left, right = fig.axes[:2]
     assert len(left.containers) == 3 and len(right.containers) == 3
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
@@ -319,16 +320,16 @@ def test_bench_table_errors_name_file(tmp_path: Path) -> None:
     bad = tmp_path / "nocol.csv"
     bad.write_text("scheme,p,q,L\nDTrDT,1,0,64\n")
     with pytest.raises(ValueError, match=r"nocol.csv: .*missing column\(s\) tc, backend"):
-        kelling2017.load_bench_table(bad)
+        kelling2017_bench.load_bench_table(bad)
     rows[3]["attempts_per_ns"] = "fast"
     with pytest.raises(ValueError, match=r"nonum.csv, data row 4: column attempts_per_ns"):
-        kelling2017.load_bench_table(write_bench(tmp_path / "nonum.csv", rows))
+        kelling2017_bench.load_bench_table(write_bench(tmp_path / "nonum.csv", rows))
     rows = bench_rows()
     rows[0]["tc"] = ""
     with pytest.raises(ValueError, match="block layer but tc is empty"):
-        kelling2017.load_bench_table(write_bench(tmp_path / "notc.csv", rows))
+        kelling2017_bench.load_bench_table(write_bench(tmp_path / "notc.csv", rows))
     with pytest.raises(ValueError, match="no measurements"):
-        kelling2017.load_bench_table(write_bench(tmp_path / "empty.csv", []))
+        kelling2017_bench.load_bench_table(write_bench(tmp_path / "empty.csv", []))
 
 
 @pytest.mark.parametrize(

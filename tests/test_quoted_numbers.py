@@ -322,9 +322,9 @@ def quotes_papers_fig6() -> list[Quote]:
 
 def quotes_kelling2017_scale() -> list[Quote]:
     """kelling2017 at the paper's time scale (config/kelling2017_scale.yaml): the fit table
-    of analysis.betafit, beta_eff at the last time and its errors, and Fig. 5(b)'s local
+    of analysis.kpz_betafit, beta_eff at the last time and its errors, and Fig. 5(b)'s local
     slopes lambda_h/z at s = 100."""
-    from analysis.betafit import beta_table
+    from analysis.kpz_betafit import beta_table
     from analysis.plotting import value_error_text as vet
 
     paths = sorted((DATA / "kelling2017_scale" / "analysis").glob("*.nc"))
@@ -373,8 +373,8 @@ def quotes_ea3d_pt() -> list[Quote]:
     """The spin-glass transition (config/ea3d_pt.yaml): the g crossings of successive sizes
     against the literature T_c, the equilibration of L = 16 at the lowest T, round trips
     and exchange acceptances."""
-    from analysis.betafit import compare
-    from analysis.ea3d_pt import T_C, crossings
+    from analysis.ea3d_pt_crossings import T_C, crossings
+    from analysis.kpz_betafit import compare
     from analysis.plotting import value_error_text as vet
 
     found = analyses("ea3d_pt")
@@ -416,7 +416,7 @@ def quotes_lulli2015() -> list[Quote]:
     prng), Fig. 5's two branches of L and Fig. 8's bandwidth against the copy peak
     (simcore bench ea3d over even L)."""
     from analysis import lulli2015_tables as lt
-    from analysis.lulli2015 import _best_over_k, load_ea3d_bench
+    from analysis.lulli2015 import best_over_k, load_ea3d_bench
 
     folder = DATA / "lulli2015_h100"
     prng = {(r["api"], r["generator"]): r for r in lt.load_prng_bench(folder / "prng_h100.csv")}
@@ -434,7 +434,7 @@ def quotes_lulli2015() -> list[Quote]:
               f"{rate('curand_mtgp32')}")  # fmt: skip
     rows = load_ea3d_bench(folder / "ea3d_even_L_h100.csv")
     best = lt.best_k_table(rows)
-    (peak,) = lt._copy_peaks(rows).values()
+    (peak,) = lt.copy_peaks(rows).values()
 
     def spread(values: list[float], digits: int = 3) -> str:
         """The median and the range of ``values``, as the README quotes them."""
@@ -462,7 +462,7 @@ def quotes_lulli2015() -> list[Quote]:
     k256 = max(r["L"] for r in rows if r["k"] == 256)
     out.append(Quote(README, f"k = 256 fits the card's memory up to L = {k256}", "Fig. 7 memory"))
     # Fig. 9: the best psFlip over the k both generators ran, relative to MINSTD, L >= 64
-    best = _best_over_k(load_ea3d_bench(folder / "ea3d_prng_h100.csv"), ("prng",))
+    best = best_over_k(load_ea3d_bench(folder / "ea3d_prng_h100.csv"), ("prng",))
     big = sorted({L for (_, L) in best if L >= 64})
 
     def rel(prng: str) -> str:

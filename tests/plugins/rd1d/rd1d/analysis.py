@@ -1,18 +1,16 @@
 """The RD analysis: mean W^2 with jackknife errors, and its figure against the exact
 t (1 - 1/L); and the comparison figure of the ``simcore bench rd1d`` table.  Built on
-simcore's shared analysis pieces (jackknife, figure style, tables and the atomic save
-with provenance)."""
+simcore's shared analysis pieces (jackknife, figure style, the campaign figures the spec
+names drawn with their provenance, and tables)."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Collection, Sequence
 
 import xarray as xr
 from matplotlib.figure import Figure
 
-from analysis.plotting import new_figure, provenance, save_figure
+from analysis.plotting import Drawn, draw_campaign_figures, new_figure
 from analysis.stats import jackknife
 from analysis.tables import read_table, table_provenance
 from simcore.io.dataset import unit_attributes
@@ -39,8 +37,8 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
     return out
 
 
-def make_figures(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]) -> list[Path]:
-    """``W2``: the mean W^2 of every point with error bars, the exact line dashed."""
+def plot_W2(analyses: Sequence[xr.Dataset]) -> Figure:
+    """The mean W^2 of every point with error bars, the exact line dashed."""
     fig, axes = new_figure(1, 1)
     ax = axes[0, 0]
     for i, ds in enumerate(analyses):
@@ -61,7 +59,15 @@ def make_figures(analyses: Sequence[xr.Dataset], out_dir: str | os.PathLike[str]
     ax.set_xlabel("t (MCS)")
     ax.set_ylabel(r"$W^2$")
     ax.legend()
-    return save_figure(fig, out_dir, "W2", provenance(list(analyses)))
+    return fig
+
+
+def draw_figures(
+    analyses: Sequence[xr.Dataset], names: Collection[str] | None = None
+) -> dict[str, Drawn]:
+    """The campaign figures the spec names (``W2``: :func:`plot_W2`), only ``names`` if
+    given, each with its provenance."""
+    return draw_campaign_figures("rd1d", analyses, {"W2": plot_W2}, names=names)
 
 
 def speed(inputs: Sequence[str]) -> tuple[Figure, dict[str, str]]:
@@ -80,4 +86,4 @@ def speed(inputs: Sequence[str]) -> tuple[Figure, dict[str, str]]:
     return fig, prov
 
 
-__all__ = ["analyze", "make_figures", "speed"]
+__all__ = ["analyze", "draw_figures", "plot_W2", "speed"]

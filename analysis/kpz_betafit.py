@@ -1,15 +1,15 @@
 """The table of the fitted asymptotic growth exponents, for the README.
 
-``python -m analysis.betafit ANALYSIS.nc [ANALYSIS.nc ...]``
+``python -m analysis.kpz_betafit ANALYSIS.nc [ANALYSIS.nc ...]``
 
 prints a Markdown table with one row per point and fit window of the kpz analyses
 given (:func:`analysis.kpz.analyze` stores the fit of beta_eff = beta + a t^-omega over
-the windows of :data:`analysis.kpz.BETA_FIT_RULE`): the point (scheme, TC, L, samples),
-the window, beta and omega with their jackknife errors, chi2/dof, and how far beta lies
-from kelling2017's asymptotic 0.2415(15) and from 0.2414(2) (:data:`analysis.kpz.BETA`)
-in combined standard deviations: it agrees where the difference is at most
-:data:`AGREE_SIGMAS`.  Why a table: the figure shows the curves, the README quotes numbers
-a reader can check against the paper's.
+the windows of :data:`analysis.kpz_fits.BETA_FIT_RULE`): the point (scheme, TC, L,
+samples), the window, beta and omega with their jackknife errors, chi2/dof, and how far
+beta lies from kelling2017's asymptotic 0.2415(15) and from 0.2414(2)
+(:data:`analysis.kpz_literature.BETA`) in combined standard deviations: it agrees where
+the difference is at most :data:`AGREE_SIGMAS`.  Why a table: the figure shows the
+curves, the README quotes numbers a reader can check against the paper's.
 
 A fit whose omega sits at an end of its search range
 (:func:`analysis.estimates.omega_at_bound`) found no minimum of chi2 inside the range:
@@ -33,8 +33,9 @@ import xarray as xr
 
 from analysis.dispatch import fail
 from analysis.estimates import OMEGA_RANGE, omega_at_bound
-from analysis.kelling2017 import scheme_label
-from analysis.kpz import BETA, LiteratureValue
+from analysis.kelling2017_labels import scheme_label
+from analysis.kpz_literature import BETA
+from analysis.literature import LiteratureValue
 from analysis.plotting import load_datasets, n_samples_of, require_variables, value_error_text
 from simcore.interrupt import run_main
 
@@ -156,7 +157,7 @@ def beta_table(paths: Sequence[str | os.PathLike[str]]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """CLI entry point; returns the exit status (0 ok, 2 bad input)."""
     parser = argparse.ArgumentParser(
-        prog="python -m analysis.betafit",
+        prog="python -m analysis.kpz_betafit",
         description=(
             "Print a Markdown table of the asymptotic growth exponent fitted to beta_eff "
             "(beta + a t^-omega) of kpz analyses: one row per point and fit window, with "
@@ -176,4 +177,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    run_main(main, "python -m analysis.betafit")
+    run_main(main, "python -m analysis.kpz_betafit")
