@@ -1,5 +1,7 @@
 """What every benchmark kernel shares: the markdown report (machine, commit, the exact
-command, the table), the CSV rows, and the options every ``simcore bench`` kernel has.
+command, the table), the CSV rows, the options every ``simcore bench`` kernel has, and
+the way a kernel asks for the job configs of a campaign file (:class:`CampaignJobsRequest`:
+a model may not read campaigns, the command line does it for the kernel).
 
 Benchmarks are not tests: they print a table to be copied into BENCHMARKS.md (or
 appended with ``--append``) and write one row per measurement with ``--csv``.
@@ -13,6 +15,8 @@ import os
 import shlex
 import sys
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
 
 from simcore.io.provenance import now_iso, simcore_version
 
@@ -66,3 +70,56 @@ def add_backend_option(parser: argparse.ArgumentParser, default: str = "gpu") ->
     """``--backend cpu|gpu``."""
     parser.add_argument("--backend", default=default, choices=["cpu", "gpu"],
                         help=f"where the kernel runs (default {default})")  # fmt: skip
+
+
+#: The attribute of a ``simcore bench`` kernel's parsed arguments through which it asks
+#: for a campaign's job configs (:func:`add_campaign_jobs_option`) and gets them.
+CAMPAIGN_JOBS = "campaign_jobs"
+
+
+@dataclass(frozen=True)
+class CampaignJobsRequest:
+    """A kernel's request for the job configs of the campaign file named by its option
+    ``option`` (argument ``dest``): job ``block`` of each point of backend ``backend`` (None:
+    every point), in the campaign's order, of a campaign of model ``model`` (another model's
+    is refused: ``OPTION = FILE: is not a campaign of model MODEL``).
+
+    The kernel sets it as the default of :data:`CAMPAIGN_JOBS`; the command line (the
+    layer above the models, which reads campaigns) puts in its place a function of no
+    arguments that returns ``[(point name, validated run config), ...]`` ([] where the
+    option is empty), called by the kernel through :func:`campaign_jobs` when it wants
+    them: after its own options are checked, so the errors come in the same order."""
+
+    option: str
+    dest: str
+    model: str
+    backend: str | None = None
+    block: int = 0
+
+
+def add_campaign_jobs_option(
+    parser: argparse.ArgumentParser,
+    option: str,
+    model: str,
+    backend: str | None = None,
+    block: int = 0,
+    **kwargs: Any,
+) -> None:
+    """Add ``option`` (a campaign file; ``kwargs`` as of ``add_argument``: default, help)
+    and declare that the kernel takes that campaign's job configs
+    (:class:`CampaignJobsRequest`, read with :func:`campaign_jobs`)."""
+    action = parser.add_argument(option, **kwargs)
+    request = CampaignJobsRequest(option, action.dest, model, backend, block)
+    parser.set_defaults(**{CAMPAIGN_JOBS: request})
+
+
+def campaign_jobs(args: argparse.Namespace) -> list[tuple[str, dict[str, Any]]]:
+    """(point name, validated run config) of the jobs a kernel's campaign option selects,
+    as the command line supplies them (:class:`CampaignJobsRequest`; a caller from Python
+    may put the list itself there); a ConfigError or CampaignError for a file that is no
+    such campaign."""
+    supplied = getattr(args, CAMPAIGN_JOBS)
+    if isinstance(supplied, CampaignJobsRequest):
+        raise TypeError(f"{supplied.option}: the job configs of a campaign are supplied by "
+                        "the command line (simcore.cli), which reads campaigns")  # fmt: skip
+    return supplied() if callable(supplied) else list(supplied)

@@ -5,11 +5,16 @@ the registry (:mod:`simcore.models.registry`)."""
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
+from typing import TYPE_CHECKING
 
 from simcore.checks import ConfigError, check_stop_time, check_wall_seconds
 from simcore.interrupt import EXIT_INTERRUPTED, exit_interrupted, interrupted
 from simcore.walltime import STOP_AT_ENV, stop_at_from_env
+
+if TYPE_CHECKING:
+    from simcore.benchreport import CampaignJobsRequest
 
 EXAMPLE_CONFIG = """example run config (YAML; `simcore models NAME` lists a model's keys):
   model: kpz          # octahedron model (dim 2) / single-step model (dim 1)
@@ -66,7 +71,15 @@ def _parser(with_kernels: bool) -> argparse.ArgumentParser:
         "--version", action=_VersionAction, help="print the simcore version (and git commit)"
     )
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_run(sub)
+    _add_status(sub)
+    _add_models(sub)
+    _add_bench(sub, with_kernels)
+    return ap
 
+
+def _add_run(sub: argparse._SubParsersAction) -> None:
+    """``simcore run CONFIG --out FILE``."""
     run = sub.add_parser(
         "run",
         help="run one job (a block of samples) and write a netCDF file",
@@ -100,6 +113,9 @@ def _parser(with_kernels: bool) -> argparse.ArgumentParser:
     )
     run.add_argument("--quiet", action="store_true", help="no progress output")
 
+
+def _add_status(sub: argparse._SubParsersAction) -> None:
+    """``simcore status RESULTS [--config CAMPAIGN.yaml]``."""
     status = sub.add_parser(
         "status",
         help="progress of a campaign per parameter point",
@@ -115,6 +131,9 @@ def _parser(with_kernels: bool) -> argparse.ArgumentParser:
         "but reported, one warning line per kind",
     )
 
+
+def _add_models(sub: argparse._SubParsersAction) -> None:
+    """``simcore models [NAME] [--figures]``."""
     models = sub.add_parser(
         "models",
         help="the installed models, their run-config keys and figures",
@@ -125,6 +144,10 @@ def _parser(with_kernels: bool) -> argparse.ArgumentParser:
     models.add_argument("name", nargs="?", help="a model: show its keys")
     models.add_argument("--figures", action="store_true", help="list the paper figures")
 
+
+def _add_bench(sub: argparse._SubParsersAction, with_kernels: bool) -> None:
+    """``simcore bench KERNEL ...``: one subcommand per kernel of the registry, with
+    ``with_kernels`` (else none: only ``simcore bench`` imports the kernels' modules)."""
     bench = sub.add_parser(
         "bench",
         help="measure a kernel's speed (simcore bench KERNEL --help for its options)",
@@ -139,7 +162,38 @@ def _parser(with_kernels: bool) -> argparse.ArgumentParser:
             kernel = registry.bench_kernel(name)
             sp = kernels.add_parser(name, help=kernel.help, description=kernel.help)
             kernel.add_arguments(sp)
-    return ap
+
+
+def _supply_campaign_jobs(args: argparse.Namespace) -> None:
+    """Where a bench kernel asked for the job configs of a campaign file
+    (:class:`simcore.benchreport.CampaignJobsRequest`), put in its place the function that
+    reads them (:func:`_campaign_jobs`), which the kernel calls once its own options are
+    checked: models do not read campaigns, this layer does it for them."""
+    from simcore.benchreport import CAMPAIGN_JOBS, CampaignJobsRequest
+
+    request = getattr(args, CAMPAIGN_JOBS, None)
+    if isinstance(request, CampaignJobsRequest):
+        path = getattr(args, request.dest)
+        setattr(args, CAMPAIGN_JOBS, functools.partial(_campaign_jobs, request, path))
+
+
+def _campaign_jobs(request: CampaignJobsRequest, path: str | None) -> list[tuple[str, dict]]:
+    """(point name, validated run config) of job ``request.block`` of every point of the
+    campaign file ``path`` on ``request.backend`` ([] without a file); one-line errors for a
+    file that cannot be read, is no valid campaign, or is one of another model."""
+    if not path:
+        return []
+    from simcore.campaign import load_campaign
+    from simcore.models.runconfig import validate_run_config
+
+    camp = load_campaign(path)
+    if camp.model != request.model:
+        raise ConfigError(request.option, path, f"is not a campaign of model {request.model}")
+    return [
+        (pt.name, validate_run_config(camp.job_config(pt.name, request.block)))
+        for pt in camp.points
+        if request.backend is None or pt.backend == request.backend
+    ]
 
 
 def _models(name: str | None, figures: bool) -> str:
@@ -256,6 +310,7 @@ def _main(argv: list[str], console: bool = False) -> int:
             return 0
         from simcore.models import registry
 
+        _supply_campaign_jobs(args)
         print(registry.bench_kernel(args.kernel).run(args), end="")
         return 0
     except (ConfigError, CampaignError, RegistryError) as exc:

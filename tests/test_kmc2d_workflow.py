@@ -441,7 +441,7 @@ def test_cpu_bench_times_a_campaigns_jobs_against_bkl_on_one_core(tmp_path: Path
     import csv
 
     from simcore.cli import main
-    from simcore.models.kmc2d.bench import split_job
+    from simcore.models.kmc2d.bench_cpu_jobs import split_job
 
     conf = tmp_path / "c.yaml"
     conf.write_text(yaml.safe_dump(campaign(

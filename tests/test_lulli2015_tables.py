@@ -22,16 +22,15 @@ from analysis import lulli2015_tables as tables
 from analysis.lulli2015 import load_ea3d_bench, plot_psflip_L, size_branch
 from analysis.papers import make_figure
 from simcore.models.ea3d.bench import BENCH_EA3D_FIELDS
-from simcore.models.ea3d.prng_bench import (
+from simcore.models.ea3d.prng_bench import GENERATORS, PRNG_FIELDS
+from simcore.models.ea3d.prng_curand import (
     CURAND_SOURCE,
-    GENERATORS,
     MTGP32_HEADER,
-    OURS_SOURCE,
-    PRNG_FIELDS,
     curand_include_dir,
     mtgp32_seed_state,
     read_mtgp32_params,
 )
+from simcore.models.ea3d.prng_ours import OURS_SOURCE
 
 DEVICE = "NVIDIA H100 80GB HBM3"
 NAN = float("nan")

@@ -14,18 +14,16 @@ import pytest
 from test_kpz_gpu import needs_gpu
 
 from analysis.lulli2015_tables import load_prng_bench, plot_prng_tables
-from simcore.models.ea3d.prng_bench import (
-    GENERATORS,
+from simcore.models.ea3d.prng_bench import GENERATORS, device_row
+from simcore.models.ea3d.prng_curand import (
     MTGP32_HEADER,
     NO_DEVICE_API,
-    TAG_BENCH,
     curand_include_dir,
-    device_row,
     mtgp32_seed_state,
     mtgp32_states_gpu,
-    ours_u32,
     read_mtgp32_params,
 )
+from simcore.models.ea3d.prng_ours import TAG_BENCH, ours_u32
 from simcore.rng.classic import draw_all, init_state
 from simcore.rng.philox import philox4x32
 from simcore.seeding import philox_key
@@ -64,7 +62,7 @@ def test_float_fill_is_the_draws_scaled(kind: str) -> None:
     float rounding (the product may be fused), all in (0, 1)."""
     import cupy as cp
 
-    from simcore.models.ea3d.prng_bench import fill_ours
+    from simcore.models.ea3d.prng_ours import fill_ours
 
     G, per_thread, seed = 64, 8, 5
     raw = ours_u32(kind, G, per_thread, seed).astype(np.float64)

@@ -481,8 +481,8 @@ def _close(comm, opened: list) -> None:
         cp.cuda.runtime.ipcCloseMemHandle(ptr)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``mpirun -np N python -m simcore.models.ea3d.multigpu``: check or benchmark."""
+def _parser() -> argparse.ArgumentParser:
+    """The options of :func:`main`."""
     ap = argparse.ArgumentParser(
         prog="mpirun -np N python -m simcore.models.ea3d.multigpu",
         description="EA3D on N GPUs (one MPI rank each, the sliced lattice split along z'): "
@@ -511,7 +511,51 @@ def main(argv: Sequence[str] | None = None) -> int:
         "on the GPUs, the sweeps replayed as CUDA graphs (graph, the default) or queued "
         "kernel by kernel (flags); or an MPI message per colour, the host in the loop (token)",
     )  # fmt: skip
-    args = ap.parse_args(argv)
+    return ap
+
+
+def _check_slabs(args, comm, slab: Slab, L: int, nz: int, keys, thr, ipc: bool) -> int:
+    """``--check`` of size L: the slabs' sweeps against one GPU's, compared by SHA-256 of
+    each slab's spin words (no rank holds the whole lattice); rank 0 prints the verdict
+    and gets 1 where they differ, every other rank 0."""
+    rank, size = comm.Get_rank(), comm.Get_size()
+    slab.init_from_seed(keys)
+    _ready(comm)
+    sweeps_mpi(comm, slab, 0, args.sweeps, keys, thr, ipc, args.exchange)
+    digests = comm.gather(_digest(slab.local_spins()), root=0)
+    if rank != 0:
+        return 0
+    ref = _single_gpu_reference(L, args.k, args.sweeps, keys, thr)[2]
+    area = L * L
+    want = [_digest(ref[..., r * nz * area : (r + 1) * nz * area])
+            for r in range(size)]  # fmt: skip
+    same = digests == want
+    print(f"L={L} k={args.k} on {size} GPUs, {args.sweeps} sweeps: "
+          f"bit-identical to one GPU: {same}", flush=True)  # fmt: skip
+    return 0 if same else 1
+
+
+def _time_slabs(args, comm, slab: Slab, keys, thr, ipc: bool) -> list[float]:
+    """Seconds per sweep of each of ``args.repeats`` timed repeats of the slabs' sweeps,
+    after a warm-up of 2 sweeps (compile, caches)."""
+    rank = comm.Get_rank()
+    slab.fill_random(1000 + rank)
+    _ready(comm)
+    sweeps_mpi(comm, slab, 0, 2, keys, thr, ipc, args.exchange)  # warm-up (compile, caches)
+    times = []
+    for rep in range(args.repeats):
+        comm.Barrier()
+        start = time.perf_counter()
+        t0 = 2 + rep * args.sweeps
+        sweeps_mpi(comm, slab, t0, args.sweeps, keys, thr, ipc, args.exchange)
+        comm.Barrier()
+        times.append((time.perf_counter() - start) / args.sweeps)
+    return times
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``mpirun -np N python -m simcore.models.ea3d.multigpu``: check or benchmark."""
+    args = _parser().parse_args(argv)
 
     import cupy as cp
     from mpi4py import MPI
@@ -538,33 +582,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         slab = Slab(L, args.k, nz, z0)
         opened = connect_ipc(comm, slab) if ipc else []
         if args.check:
-            # compared by SHA-256 of each slab's spin words: no rank holds the whole lattice
-            slab.init_from_seed(keys)
-            _ready(comm)
-            sweeps_mpi(comm, slab, 0, args.sweeps, keys, thr, ipc, args.exchange)
-            digests = comm.gather(_digest(slab.local_spins()), root=0)
-            if rank == 0:
-                ref = _single_gpu_reference(L, args.k, args.sweeps, keys, thr)[2]
-                area = L * L
-                want = [_digest(ref[..., r * nz * area : (r + 1) * nz * area])
-                        for r in range(size)]  # fmt: skip
-                same = digests == want
-                print(f"L={L} k={args.k} on {size} GPUs, {args.sweeps} sweeps: "
-                      f"bit-identical to one GPU: {same}", flush=True)  # fmt: skip
-                status |= 0 if same else 1
+            status |= _check_slabs(args, comm, slab, L, nz, keys, thr, ipc)
             _close(comm, opened)
             continue
-        slab.fill_random(1000 + rank)
-        _ready(comm)
-        sweeps_mpi(comm, slab, 0, 2, keys, thr, ipc, args.exchange)  # warm-up (compile, caches)
-        times = []
-        for rep in range(args.repeats):
-            comm.Barrier()
-            start = time.perf_counter()
-            t0 = 2 + rep * args.sweeps
-            sweeps_mpi(comm, slab, t0, args.sweeps, keys, thr, ipc, args.exchange)
-            comm.Barrier()
-            times.append((time.perf_counter() - start) / args.sweeps)
+        times = _time_slabs(args, comm, slab, keys, thr, ipc)
         _close(comm, opened)
         del slab
         if rank == 0:

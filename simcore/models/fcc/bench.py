@@ -136,6 +136,84 @@ def _quench(lat: np.ndarray, L: int, b: int, thr: np.ndarray, stops: list[int], 
         yield t, lat.copy()
 
 
+def _stop_runs(
+    L: int,
+    thr: np.ndarray,
+    t: int,
+    first_or_last: bool,
+    block_side: int,
+    cpu_block_side: int,
+    slabs: int,
+    mcs: int,
+    cpu_mcs: int,
+    gpu_samples: Sequence[int],
+    device: str | None,
+) -> dict:
+    """The implementations to time at the stop at ``t``: name -> ((threads, active, block
+    side, run), MCS, device, samples per launch); the GPU's (``device`` not None) with
+    each of ``gpu_samples``, the CPU's at the first and last stop only."""
+    runs = {}
+    for S in gpu_samples if device is not None else ():
+        for k, v in _gpu_runs(L, block_side, thr, t, mcs, S).items():
+            runs[k if S == 1 else f"{k}, {S} samples per launch"] = (v, mcs, device, S)
+    if first_or_last:
+        cpu = _cpu_runs(L, cpu_block_side, slabs, thr, t, cpu_mcs)
+        runs.update({k: (v, cpu_mcs, cpu_name(), 1) for k, v in cpu.items()})
+    return runs
+
+
+def _fcc_row(name: str, run: tuple, state: np.ndarray, repeats: int, fixed: dict) -> dict:
+    """The CSV row (:data:`BENCH_FCC_FIELDS`) of implementation ``name`` timed on
+    ``state`` (``run`` as :func:`_stop_runs` gives it); ``fixed``: L, c, epsilon, the
+    quench time, the open bonds, the commit."""
+    (threads, active, b, fn), n_mcs, dev, n_samples = run
+    N = fixed["L"] ** 3 // 2
+    secs, moves = _timed(fn, state, repeats)
+    rates = [n_samples * n_mcs * N / s for s in secs]
+    return {
+        "implementation": name,
+        "backend": "gpu" if name.startswith("GPU") else "cpu",
+        "device": dev,
+        "threads": threads,
+        "L": fixed["L"],
+        "c": fixed["c"],
+        "epsilon": fixed["epsilon"],
+        "active": active,
+        "block_side": b,
+        "t_quench": fixed["t_quench"],
+        "open_bonds": fixed["open_bonds"],
+        "mcs": n_mcs,
+        "seconds": statistics.median(secs),
+        "attempts_per_s": statistics.median(rates),
+        "attempts_per_s_min": min(rates),
+        "attempts_per_s_max": max(rates),
+        "moves_per_attempt": moves / (n_samples * n_mcs * N),
+        "commit": fixed["commit"],
+        "samples": n_samples,
+    }
+
+
+def _fcc_table(rows: list[dict]) -> list[str]:
+    """The markdown table of the rows, each against the fastest single core at its stop."""
+    single = [r for r in rows if r["backend"] == "cpu" and r["threads"] == 1]
+    lines = [
+        "| implementation | threads | active | t (MCS) | open bonds per B | attempts/s (median) "
+        "| min | max | relative to the fastest single core |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        ref = max(
+            (s["attempts_per_s"] for s in single if s["t_quench"] == r["t_quench"]),
+            default=float("nan"),
+        )
+        lines.append(
+            f"| {r['implementation']} | {r['threads']} | {r['active']} | {r['t_quench']} "
+            f"| {r['open_bonds']:.3f} | {r['attempts_per_s']:.3g} | {r['attempts_per_s_min']:.3g} "
+            f"| {r['attempts_per_s_max']:.3g} | {r['attempts_per_s'] / ref:.3g} |"
+        )
+    return lines
+
+
 def run_bench_fcc(
     L: int,
     c: float,
@@ -171,37 +249,12 @@ def run_bench_fcc(
     rows = []
     for i, (t, state) in enumerate(_quench(lat0, L, block_side, thr, stops, gpu)):
         ob = open_bonds_per_b(state, L)
-        runs = {}
-        for S in gpu_samples if gpu else ():
-            for k, v in _gpu_runs(L, block_side, thr, t, mcs, S).items():
-                runs[k if S == 1 else f"{k}, {S} samples per launch"] = (v, mcs, device, S)
-        if i in (0, len(stops) - 1):
-            cpu = _cpu_runs(L, cpu_block_side, slabs, thr, t, cpu_mcs)
-            runs.update({k: (v, cpu_mcs, cpu_name(), 1) for k, v in cpu.items()})
-        for name, ((threads, active, b, run), n_mcs, dev, n_samples) in runs.items():
-            secs, moves = _timed(run, state, repeats)
-            rates = [n_samples * n_mcs * N / s for s in secs]
-            row = {
-                "implementation": name,
-                "backend": "gpu" if name.startswith("GPU") else "cpu",
-                "device": dev,
-                "threads": threads,
-                "L": L,
-                "c": c,
-                "epsilon": epsilon,
-                "active": active,
-                "block_side": b,
-                "t_quench": t,
-                "open_bonds": ob,
-                "mcs": n_mcs,
-                "seconds": statistics.median(secs),
-                "attempts_per_s": statistics.median(rates),
-                "attempts_per_s_min": min(rates),
-                "attempts_per_s_max": max(rates),
-                "moves_per_attempt": moves / (n_samples * n_mcs * N),
-                "commit": commit,
-                "samples": n_samples,
-            }
+        runs = _stop_runs(L, thr, t, i in (0, len(stops) - 1), block_side, cpu_block_side,
+                          slabs, mcs, cpu_mcs, gpu_samples, device if gpu else None)  # fmt: skip
+        fixed = {"L": L, "c": c, "epsilon": epsilon, "t_quench": t, "open_bonds": ob,
+                 "commit": commit}  # fmt: skip
+        for name, run in runs.items():
+            row = _fcc_row(name, run, state, repeats, fixed)
             rows.append(row)
             print(
                 f"t={t} open bonds {ob:.3f}: {name}: {row['attempts_per_s']:.3e} attempts/s",
@@ -210,22 +263,6 @@ def run_bench_fcc(
             )
             if csv_path:
                 append_csv_row(csv_path, BENCH_FCC_FIELDS, row)
-    single = [r for r in rows if r["backend"] == "cpu" and r["threads"] == 1]
-    lines = [
-        "| implementation | threads | active | t (MCS) | open bonds per B | attempts/s (median) "
-        "| min | max | relative to the fastest single core |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        ref = max(
-            (s["attempts_per_s"] for s in single if s["t_quench"] == r["t_quench"]),
-            default=float("nan"),
-        )
-        lines.append(
-            f"| {r['implementation']} | {r['threads']} | {r['active']} | {r['t_quench']} "
-            f"| {r['open_bonds']:.3f} | {r['attempts_per_s']:.3g} | {r['attempts_per_s_min']:.3g} "
-            f"| {r['attempts_per_s_max']:.3g} | {r['attempts_per_s'] / ref:.3g} |"
-        )
     return report(
         f"fcc binary alloy KMC, L = {L} ({N} sites), c = {c:g}, epsilon = {epsilon:g}",
         f"device: {device}; CPU: {cpu_name()}; GPU blocks of {block_side}, CPU DD blocks of "
@@ -233,7 +270,7 @@ def run_bench_fcc(
         f"({', '.join(map(str, gpu_samples))} sample(s) per launch), {cpu_mcs} per CPU run, "
         f"{repeats} repeat(s)",
         commit,
-        lines,
+        _fcc_table(rows),
         append,
     )
 
