@@ -28,7 +28,7 @@ from simcore.memory import (
     ran_out,
 )
 from simcore.models import make_simulation, registry
-from simcore.models.spec import ModelSpec
+from simcore.models.spec import ModelSpec, Simulation
 from simcore.progress import Progress
 
 #: Exit statuses of ``simcore run`` (bad input, a ConfigError, is 2: see simcore.cli).
@@ -145,7 +145,7 @@ def _guarded(
     (host or GPU) becomes one line (:class:`~simcore.memory.OutOfMemory`)."""
     limit = None if deadline is None else deadline - time.monotonic()
     try:
-        return _run(cfg, out, limit, progress, stop, gpu)
+        return _run(cfg, spec, out, limit, progress, stop, gpu)
     except Exception as exc:
         where = out_of_memory_where(exc)
         if where is None:
@@ -164,6 +164,7 @@ def _wall_limit(max_wall: float | None, stop_at: float | None) -> float | None:
 
 def _run(
     cfg: dict,
+    spec: ModelSpec,
     out: Path,
     max_wall: float | None,
     progress: bool,
@@ -171,96 +172,155 @@ def _run(
     gpu: GPU | None,
 ) -> int:
     """:func:`run_job` under a :class:`~simcore.interrupt.StopRequest`, on ``gpu`` (the
-    current device, claimed) for a GPU job."""
-    sim = make_simulation(cfg)
-    ckpt = checkpoint_path(out)
-    chash = config_hash(cfg)
-    bar = Progress(f"simcore {cfg.get('point') or out.name}", enabled=progress)
-    wall_before = 0.0
-    history: list[str] = []
-    if ckpt.exists():
-        try:
-            saved = load_checkpoint(ckpt)
-            saved_hash, saved_wall = saved.pop("config_hash"), saved.pop("wall_seconds")
-            history = [str(line) for line in saved.pop("history", [])]
-        except Exception as exc:  # noqa: BLE001 - truncated, not npz, not ours: all alike
-            raise ConfigError(
-                "--out",
-                str(out),
-                f"checkpoint {ckpt} cannot be read (truncated or not a checkpoint: "
-                f"{type(exc).__name__}); delete it to start afresh",
-            ) from None
-        if str(saved_hash) != chash:
-            raise ConfigError(
-                "--out",
-                str(out),
-                f"checkpoint {ckpt} was written for another config; delete it to start afresh",
-            )
-        wall_before = float(saved_wall)
-        state = sim.from_host({k: (int(v) if v.ndim == 0 else v) for k, v in saved.items()})
-        began = f"resumed from the checkpoint at {sim.describe(state)}"
-        bar.message(f"resuming from checkpoint ({sim.describe(state)})")
-    else:
-        state = sim.initial_state()
-        began = "started from scratch"
-    segment = _Segment(len(history) + 1, began)
-    start = time.monotonic()
-    last_ckpt = start
-    interval = float(cfg["checkpoint_interval"])
-    steps = 0
+    current device, claimed) for a GPU job: the job built by ``spec``, resumed from its
+    checkpoint (:func:`_resume`), stepped (:func:`_loop`), its run file written
+    (:func:`_finish`)."""
+    run = _resume(make_simulation(cfg, spec), cfg, out, progress)
+    status = _loop(run, max_wall, float(cfg["checkpoint_interval"]), stop)
+    if status is not None:
+        return status
+    return _finish(run, cfg, spec, gpu)
 
-    def save(why: str) -> None:
-        wall = wall_before + time.monotonic() - start
-        host = sim.to_host(state)
-        lines = [*history, segment.line(f"{why} at {sim.describe(state)}")]
+
+class _Run:
+    """One call of :func:`run_job` under way: the job, its state, its checkpoint and what
+    the resume, the loop and the finish share (``state``, ``segment`` and ``start`` from
+    :meth:`begin` on)."""
+
+    state: dict
+    segment: _Segment
+    #: ``time.monotonic()`` when this call began stepping (its segment's start).
+    start: float
+
+    def __init__(self, sim: Simulation, cfg: dict, out: Path, progress: bool):
+        self.sim, self.out = sim, out
+        self.ckpt = checkpoint_path(out)
+        self.chash = config_hash(cfg)
+        self.bar = Progress(f"simcore {cfg.get('point') or out.name}", enabled=progress)
+        #: Wall seconds and history lines of the earlier segments (from the checkpoint).
+        self.wall_before = 0.0
+        self.history: list[str] = []
+        #: Steps made by this call.
+        self.steps = 0
+
+    def begin(self, state: dict, began: str) -> None:
+        """Start this segment from ``state`` (``began``: how, for its history line)."""
+        self.state = state
+        self.segment = _Segment(len(self.history) + 1, began)
+        self.start = time.monotonic()
+
+    def wall(self) -> float:
+        """Wall seconds of the run so far, earlier segments included."""
+        return self.wall_before + time.monotonic() - self.start
+
+    def segments(self, ended: str) -> list[str]:
+        """The history lines of the run, this segment ended now as ``ended`` says."""
+        return [*self.history, self.segment.line(f"{ended} at {self.sim.describe(self.state)}")]
+
+    def save(self, why: str) -> None:
+        """Write the checkpoint of the current state (``why``: how the segment ends)."""
+        wall = self.wall()
+        host = self.sim.to_host(self.state)
+        lines = self.segments(why)
         save_checkpoint(
-            ckpt, {**host, "config_hash": chash, "wall_seconds": wall, "history": lines}
+            self.ckpt, {**host, "config_hash": self.chash, "wall_seconds": wall, "history": lines}
         )
 
-    def interrupted() -> int:
-        bar.close()
-        if steps:
-            save("interrupted (Ctrl-C), checkpoint written")
+    def interrupted(self) -> int:
+        """Stop at Ctrl-C: the checkpoint written if a step was made, one line said."""
+        self.bar.close()
+        ckpt = self.ckpt
+        if self.steps:
+            self.save("interrupted (Ctrl-C), checkpoint written")
             kept = f"checkpoint {ckpt.name} written"
         elif ckpt.exists():
             kept = f"checkpoint {ckpt.name} kept"
         else:
             kept = "nothing written"
         resume = "; run the same command to resume" if ckpt.exists() else ""
-        print(f"simcore: interrupted ({sim.describe(state)}); {kept}{resume}", file=sys.stderr)
+        where = self.sim.describe(self.state)
+        print(f"simcore: interrupted ({where}); {kept}{resume}", file=sys.stderr)
         return EXIT_INTERRUPTED
 
+
+def _resume(sim: Simulation, cfg: dict, out: Path, progress: bool) -> _Run:
+    """The run of ``sim`` at its start: from the checkpoint beside ``out`` if there is
+    one (written for this very config), else from the job's initial state."""
+    run = _Run(sim, cfg, out, progress)
+    ckpt = run.ckpt
+    if not ckpt.exists():
+        run.begin(sim.initial_state(), "started from scratch")
+        return run
+    try:
+        saved = load_checkpoint(ckpt)
+        saved_hash, saved_wall = saved.pop("config_hash"), saved.pop("wall_seconds")
+        run.history = [str(line) for line in saved.pop("history", [])]
+    except Exception as exc:  # noqa: BLE001 - truncated, not npz, not ours: all alike
+        raise ConfigError(
+            "--out",
+            str(out),
+            f"checkpoint {ckpt} cannot be read (truncated or not a checkpoint: "
+            f"{type(exc).__name__}); delete it to start afresh",
+        ) from None
+    if str(saved_hash) != run.chash:
+        raise ConfigError(
+            "--out",
+            str(out),
+            f"checkpoint {ckpt} was written for another config; delete it to start afresh",
+        )
+    run.wall_before = float(saved_wall)
+    state = sim.from_host({k: (int(v) if v.ndim == 0 else v) for k, v in saved.items()})
+    began = f"resumed from the checkpoint at {sim.describe(state)}"
+    run.bar.message(f"resuming from checkpoint ({sim.describe(state)})")
+    run.begin(state, began)
+    return run
+
+
+def _loop(
+    run: _Run, max_wall: float | None, interval: float, stop: interrupt.StopRequest
+) -> int | None:
+    """Step the job until it is done (None), checkpointing every ``interval`` seconds;
+    the exit status where it stops before: the wall limit ``max_wall`` (seconds after
+    the start) or Ctrl-C."""
+    sim, state = run.sim, run.state
+    last_ckpt = run.start
     while not sim.done(state):
         if stop.requested:
-            return interrupted()
+            return run.interrupted()
         sim.step(state)
-        steps += 1
-        bar.update(sim.fraction_done(state), sim.describe(state))
+        run.steps += 1
+        run.bar.update(sim.fraction_done(state), sim.describe(state))
         now = time.monotonic()
         if sim.done(state):
             break
-        if max_wall is not None and now - start >= max_wall:
-            save("stopped at the wall limit, checkpoint written")
-            bar.close()
-            bar.message(
-                f"stopped after {now - start:.1f} s; checkpoint {ckpt.name} written, "
+        if max_wall is not None and now - run.start >= max_wall:
+            run.save("stopped at the wall limit, checkpoint written")
+            run.bar.close()
+            run.bar.message(
+                f"stopped after {now - run.start:.1f} s; checkpoint {run.ckpt.name} written, "
                 "run the same command to resume"
             )
             return EXIT_CHECKPOINTED
         if now - last_ckpt >= interval:
-            save("periodic checkpoint written")
+            run.save("periodic checkpoint written")
             last_ckpt = now
     if stop.requested:  # during the last step: keep its state, write no run file
-        return interrupted()
-    bar.close()
-    wall = wall_before + time.monotonic() - start
-    ds = sim.to_dataset(state)
-    spec = registry.get(cfg["model"])
-    segments = [*history, segment.line(f"finished at {sim.describe(state)}")]
+        return run.interrupted()
+    return None
+
+
+def _finish(run: _Run, cfg: dict, spec: ModelSpec, gpu: GPU | None) -> int:
+    """Write the finished job's run file (its results, provenance and history) and
+    remove the checkpoint."""
+    run.bar.close()
+    wall = run.wall()
+    sim = run.sim
+    ds = sim.to_dataset(run.state)
+    segments = run.segments("finished")
     made_by = run_provenance(cfg, spec, sim.device_name(), gpu)
     ds.attrs = run_attributes(cfg, spec, made_by, wall, segments)
-    write_dataset(ds, out)
-    ckpt.unlink(missing_ok=True)
+    write_dataset(ds, run.out)
+    run.ckpt.unlink(missing_ok=True)
     return EXIT_OK
 
 

@@ -201,14 +201,17 @@ class ModelContract:
     def test_config_round_trip(self, spec: ModelSpec) -> None:
         """The example validates; validating its result again changes nothing, also
         through YAML; it has only common and model keys; its point name is a file name
-        starting with the model's; the spec gives a Simulation for it."""
+        starting with the model's; the spec gives a Simulation for it, and a job that
+        keeps a spec (``self.spec``) keeps the one that built it."""
         cfg = validate_run_config(example_config(spec))
         assert validate_run_config(dict(cfg)) == cfg
         assert validate_run_config(yaml.safe_load(yaml.safe_dump(cfg))) == cfg
         assert set(cfg) <= set(COMMON_KEYS) | set(spec.keys)
         name = spec.point_name(cfg)
         assert re.fullmatch(NAME_PATTERN, name) and name.startswith(spec.name)
-        assert isinstance(spec.simulation(cfg), Simulation)
+        sim = spec.simulation(cfg)
+        assert isinstance(sim, Simulation)
+        assert getattr(sim, "spec", spec) is spec
 
     def test_models_lists_its_backends_and_keys(self, spec: ModelSpec, capsys) -> None:
         """``simcore models`` lists the model with the backends it declares;

@@ -8,6 +8,7 @@ and simcore bench; and simcore's own tests with a third-party model installed.""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -49,7 +50,7 @@ PLUGIN = ROOT / "tests" / "plugins" / "rd1d"
 SNAKEFILE = ROOT / "Snakefile"
 #: The analysis modules that serve every model (the others are a model's or a paper's).
 SHARED_ANALYSIS = ("aggregate", "analyze", "figures", "papers", "dispatch", "plotting",
-                   "stats", "estimates", "tables")  # fmt: skip
+                   "stats", "estimates", "tables", "literature")  # fmt: skip
 #: The models simcore ships (the registry's models whose entry point is simcore's: those
 #: of other installed packages are not walked) and the plug-in, which plugin_env installs.
 MODELS = [*simcore_models(), "rd1d"]
@@ -371,3 +372,44 @@ def test_no_model_is_named_outside_the_models() -> None:
     for path in places:
         for i, line in enumerate(path.read_text().splitlines(), 1):
             assert not pattern.search(line), f"{path.relative_to(ROOT)}:{i}: {line.strip()}"
+
+
+def _model_analysis_modules() -> set[str]:
+    """The modules of analysis/ that belong to a model (by the registry: each of simcore's
+    models' analysis module and the modules of its paper figures) and their parts, named
+    after them (``kpz_figures`` of ``kpz``, ``kelling2017_corr`` of ``kelling2017``)."""
+    owners = set()
+    for name in simcore_models():
+        spec = registry.get(name)
+        owners |= {spec.analysis, *(fig.draw.partition(":")[0] for fig in spec.paper_figures)}
+    stems = {m.removeprefix("analysis.") for m in owners if m.startswith("analysis.")}
+    files = {p.stem for p in (ROOT / "analysis").glob("*.py")}
+    assert stems <= files, sorted(stems - files)
+    return {f for f in files if any(f == s or f.startswith(f"{s}_") for s in stems)}
+
+
+def _imported_analysis_modules(path: Path) -> set[str]:
+    """The modules of analysis/ that ``path`` imports (anywhere in it, nested imports too)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module == "analysis":
+            found |= {f"analysis.{a.name}" for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return {m.split(".")[1] for m in found if m.startswith("analysis.")}
+
+
+def test_shared_analysis_imports_no_model() -> None:
+    """A shared analysis module (neither a model's analysis module nor a paper module of a
+    model, nor a part of one: see :func:`_model_analysis_modules`) imports none of them:
+    the shared analysis knows no model, so a model registered by another package is
+    analysed the same way."""
+    owned = _model_analysis_modules()
+    shared = sorted(p for p in (ROOT / "analysis").glob("*.py") if p.stem not in owned)
+    assert set(SHARED_ANALYSIS) <= {p.stem for p in shared}, owned & set(SHARED_ANALYSIS)
+    assert {"kpz", "ea3d", "kelling2017"} <= owned  # the registry was read
+    for path in shared:
+        bad = sorted(_imported_analysis_modules(path) & owned)
+        assert not bad, f"{path.relative_to(ROOT)} imports model analysis module(s) {bad}"

@@ -1,7 +1,9 @@
 """Campaigns: a campaign file's schema and validation (:mod:`.schema`), its points and
-jobs (:mod:`.plan`), their resource requests (:mod:`.resources`) and the text of the job
-files (:mod:`.jobfiles`), and what a command that stopped early says last (:mod:`.stops`).
-Pure Python: the Snakemake rules only ask this package."""
+jobs (:mod:`.plan`, which loads a campaign: its entries expanded into points by
+:mod:`.points`, numbers read by :mod:`.numbers`, comparison figures and benchmark lines
+by :mod:`.paper_figures`), their resource requests (:mod:`.resources`) and the text of
+the job files (:mod:`.jobfiles`), and what a command that stopped early says last
+(:mod:`.stops`).  Pure Python: the Snakemake rules only ask this package."""
 
 from simcore.campaign.jobfiles import job_config_yaml
 from simcore.campaign.plan import (

@@ -11,6 +11,11 @@ model's spec (:mod:`simcore.models.spec`), found in the registry.  Every point i
 checked by the engine's own run-config validation, so a campaign is valid exactly when
 its jobs are.
 
+The parts live beside this module: a grid entry's expansion into points and blocks
+(:mod:`.points`), the numbers that a YAML 1.1 reader left as strings (:mod:`.numbers`),
+the comparison figures and benchmark lines (:mod:`.paper_figures`); this module loads a
+campaign from them (:func:`load_campaign`) and plans its jobs (:class:`Campaign`).
+
 Incrementality: a job's run config depends only on its own point's settings, its block
 index and the campaign seed and name (:func:`simcore.seeding.job_seed`), so adding
 samples (new blocks) or points leaves every existing job's config, and so its output,
@@ -19,101 +24,47 @@ unchanged.
 
 from __future__ import annotations
 
-import itertools
-import json
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from simcore.campaign.figure_options import check_options, option_text
+from simcore.campaign.numbers import numbers_from_text
+from simcore.campaign.paper_figures import CampaignFigure, read_benchmarks, read_paper_figures
+from simcore.campaign.points import (
+    ENTRY_SETTINGS,
+    NAME_PATTERN,
+    SELECT_SETTINGS,
+    Point,
+    expand_entry,
+    n_blocks,
+)
 from simcore.campaign.resources import estimate, resource_parameters
 from simcore.campaign.schema import SCHEMA_PATH, CampaignError, load_schema, validate_config
 from simcore.checks import ConfigError, ConfigFileError, check_wall_seconds, closest
-from simcore.config import (
-    DuplicateKeyError,
-    load_yaml,
-    number_from_text,
-    read_yaml_mapping,
-    validate_run_config,
-)
+from simcore.config import DuplicateKeyError, load_yaml, read_yaml_mapping
 from simcore.models import registry
 from simcore.models.registry import RegistryError
-from simcore.models.spec import Key, ModelSpec, PaperFigure
+from simcore.models.spec import ModelSpec
 from simcore.seeding import job_seed
 
-#: Characters allowed in point and campaign names (also the Snakemake wildcard constraint).
-NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.\-]*"
-#: Settings of every point that are not model keys; a point entry may override them.
-ENTRY_SETTINGS = ("backend", "t_max", "points_per_decade", "samples", "samples_per_job")
-#: Point settings ``select:`` may name besides the model's keys.
-SELECT_SETTINGS = ("backend", "t_max", "samples")
-
-
-def n_blocks(samples: int, samples_per_job: int) -> int:
-    """Number of jobs of a point: ``ceil(samples / samples_per_job)``."""
-    return -(-int(samples) // int(samples_per_job))
-
-
-@dataclass(frozen=True)
-class Point:
-    """One parameter point: the settings every point has, and its model's (``settings``:
-    the model's keys of its validated run config, in the spec's order)."""
-
-    name: str
-    model: str
-    backend: str
-    t_max: int
-    points_per_decade: int
-    samples: int
-    samples_per_job: int
-    settings: Mapping[str, Any] = field(default_factory=dict)
-
-    def get(self, key: str) -> Any:
-        """A setting by name (the common ones or the model's; ``None`` if absent)."""
-        if key in ("name", "model", *ENTRY_SETTINGS):
-            return getattr(self, key)
-        return self.settings.get(key)
-
-    @property
-    def n_blocks(self) -> int:
-        """Number of jobs (blocks) of this point."""
-        return n_blocks(self.samples, self.samples_per_job)
-
-    @property
-    def blocks(self) -> range:
-        """Block indices ``0 .. n_blocks - 1``."""
-        return range(self.n_blocks)
-
-    def block_samples(self, block: int) -> int:
-        """Samples in ``block``: ``samples_per_job``, except the last block's remainder."""
-        if not 0 <= block < self.n_blocks:
-            raise ValueError(f"point {self.name}: block {block} not in [0, {self.n_blocks})")
-        return min(self.samples_per_job, self.samples - block * self.samples_per_job)
-
-
-@dataclass(frozen=True)
-class CampaignFigure:
-    """A comparison figure that a campaign draws: its file stem, the figure of the
-    registry's table, its points (``None``: all; empty for a figure of benchmarks) and
-    the keyword options of its draw function (``options:`` of the entry, checked)."""
-
-    name: str
-    figure: PaperFigure
-    points: tuple[str, ...] | None = None
-    options: Mapping[str, Any] = field(default_factory=dict)
-
-    def set_arguments(self) -> list[str]:
-        """The options as arguments of ``python -m analysis.papers``: ``--set KEY=VALUE``
-        each, in the entry's order (:func:`option_text`)."""
-        args: list[str] = []
-        for key, value in self.options.items():
-            args += ["--set", f"{key}={option_text(value)}"]
-        return args
+__all__ = [
+    "ENTRY_SETTINGS",
+    "NAME_PATTERN",
+    "SELECT_SETTINGS",
+    "Campaign",
+    "CampaignFigure",
+    "Point",
+    "check_campaign_files",
+    "expand_entry",
+    "load_campaign",
+    "n_blocks",
+    "numbers_from_text",
+]
 
 
 @dataclass(frozen=True)
@@ -267,121 +218,6 @@ def _job_value(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
-def _as_list(value: Any) -> list[Any]:
-    return list(value) if isinstance(value, list) else [value]
-
-
-def _alternatives(key: Key, value: Any) -> list[Any]:
-    """The values of one key that an entry lists (one point each)."""
-    if key.kind == "list":
-        return [value]
-    if key.kind == "pair":  # one pair, or a list of pairs
-        return (
-            list(value)
-            if value and isinstance(value, list) and isinstance(value[0], list)
-            else [value]
-        )
-    return _as_list(value)
-
-
-def _applying(spec: ModelSpec, settings: Mapping[str, Any], backend: str) -> dict[str, Any]:
-    """The settings without the keys that do not apply to them (in the spec's order); a
-    key's rule sees the settings before it and the backend (a default may depend on it)."""
-    out: dict[str, Any] = {}
-    for name in spec.keys:
-        if name in settings and spec.applies(name, {**out, "backend": backend}):
-            out[name] = settings[name]
-    return out
-
-
-def _probe(where: str, run: dict[str, Any], block_key: str) -> dict[str, Any]:
-    """Validate a point's run config with the engine's own checks, naming the entry;
-    ``block_key`` is the entry key that set the probe's ``samples``."""
-    try:
-        return validate_run_config(run)
-    except ConfigError as exc:
-        key = block_key if exc.key in ("samples", "sample_offset") else exc.key
-        raise CampaignError(f"{where}.{key}: {exc.value!r}: {exc.reason}") from None
-
-
-def expand_entry(
-    spec: ModelSpec, cfg: Mapping[str, Any], idx: int, entry: Mapping[str, Any]
-) -> list[Point]:
-    """The points of one grid entry: the product of its listed values (and of the
-    campaign-wide defaults of the model's keys), without the keys that do not apply."""
-    where = f"points[{idx}]"
-    for key, value in entry.items():
-        if key not in spec.keys and key not in ENTRY_SETTINGS:
-            known = [*spec.keys, *ENTRY_SETTINGS]
-            raise CampaignError(
-                f"{where}.{key}: unknown key of model {spec.name}{closest(key, known)} "
-                f"(value: {value!r}; keys: {', '.join(known)})"
-            )
-
-    def setting(key: str) -> Any:
-        if key in entry:
-            return entry[key]
-        if key in cfg:
-            return cfg[key]
-        raise CampaignError(f"{where}.{key}: missing (set it here or campaign-wide)")
-
-    common = {
-        "t_max": setting("t_max"),
-        "points_per_decade": setting("points_per_decade"),
-        "samples": setting("samples"),
-        "samples_per_job": setting("samples_per_job"),
-    }
-    for key, value in common.items():
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise CampaignError(f"{where}.{key}: {value!r}: must be an integer >= 1")
-    given = {k: entry[k] if k in entry else cfg[k] for k in spec.keys if k in entry or k in cfg}
-    names = [*given, "backend"]
-    choices = [_alternatives(spec.keys[k], v) for k, v in given.items()]
-    choices.append(_as_list(setting("backend")))
-    samples, per_job = common["samples"], common["samples_per_job"]
-    last = samples - (n_blocks(samples, per_job) - 1) * per_job
-    probes = [(min(samples, per_job), 0, "samples_per_job" if samples > per_job else "samples")]
-    if 0 < last < per_job and samples > per_job:
-        probes.append((last, samples - last, "samples"))
-    points, seen, used = [], set(), set()
-    for combo in itertools.product(*choices):
-        chosen = dict(zip(names, combo, strict=True))
-        backend = chosen.pop("backend")
-        settings = _applying(spec, chosen, backend)
-        signature = json.dumps([settings, backend], sort_keys=True, default=str)
-        if signature in seen:  # a key that does not apply here made a copy
-            continue
-        seen.add(signature)
-        used.update(settings)
-        for block_samples, offset, block_key in probes:
-            run = _probe(
-                where,
-                {
-                    "model": spec.name, **settings, "backend": backend, "samples": block_samples,
-                    "sample_offset": offset, "seed": 0, "t_max": common["t_max"],
-                    "points_per_decade": common["points_per_decade"],
-                },
-                block_key,
-            )  # fmt: skip
-        points.append(
-            Point(
-                name=spec.point_name(run),
-                model=spec.name,
-                backend=str(backend),
-                settings={k: run[k] for k in spec.keys if k in run},
-                **common,
-            )
-        )
-    for key in entry:
-        if key in spec.keys and key not in used:
-            rule = spec.keys[key]
-            raise CampaignError(
-                f"{where}.{key}: {entry[key]!r}: is a key of {rule.applies_to}, which no point "
-                "of this entry is"
-            )
-    return points
-
-
 def _check_campaign_keys(spec: ModelSpec, cfg: Mapping[str, Any]) -> None:
     """Campaign-wide keys beyond the schema's must be the model's (defaults of entries)."""
     schema_keys = set(load_schema()["properties"])
@@ -392,127 +228,6 @@ def _check_campaign_keys(spec: ModelSpec, cfg: Mapping[str, Any]) -> None:
                 f"{key}: unknown key{closest(key, known)} (value: {value!r}; model "
                 f"{spec.name} keys: {', '.join(spec.keys)})"
             )
-
-
-#: Words of a key's type (:attr:`simcore.models.spec.Key.type`) that say it holds numbers:
-#: ``int``, ``float``, ``list[int]``, ``[int, int]``, ``int|auto``, the default ``number``.
-_NUMBER_TYPE = re.compile(r"\b(?:int|float|number)\b")
-
-
-def _as_number(value: Any) -> Any:
-    """``value`` with each string that reads as a number (:func:`simcore.config.number_from_text`)
-    replaced by that number, in lists (and lists of pairs) too; anything else unchanged."""
-    if isinstance(value, str):
-        number = number_from_text(value)
-        return value if number is None else number
-    if isinstance(value, list):
-        return [_as_number(v) for v in value]
-    return value
-
-
-def _resolve(sub: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
-    """A subschema with its local ``$ref`` (``#/$defs/name``) merged in."""
-    ref = sub.get("$ref")
-    if not isinstance(ref, str) or not ref.startswith("#/"):
-        return sub
-    target: Any = root
-    for part in ref[2:].split("/"):
-        target = target[part]
-    return {**_resolve(target, root), **{k: v for k, v in sub.items() if k != "$ref"}}
-
-
-def _wants_number(sub: Any, root: Mapping[str, Any]) -> bool:
-    """Whether the subschema ``sub`` takes a number (type integer or number)."""
-    if not isinstance(sub, Mapping):
-        return False
-    kind = _resolve(sub, root).get("type")
-    return bool({"integer", "number"} & set(kind if isinstance(kind, list) else [kind]))
-
-
-def _schema_numbers(value: Any, sub: Any, root: Mapping[str, Any]) -> Any:
-    """``value`` with numbers read from strings wherever the subschema ``sub`` wants a
-    number, through its objects' properties (and additionalProperties) and array items."""
-    if not isinstance(sub, Mapping):
-        return value
-    sub = _resolve(sub, root)
-    if _wants_number(sub, root):
-        return _as_number(value)
-    if isinstance(value, Mapping):
-        props, extra = sub.get("properties", {}), sub.get("additionalProperties")
-        return {k: _schema_numbers(v, props.get(k, extra), root) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_schema_numbers(v, sub.get("items"), root) for v in value]
-    return value
-
-
-def numbers_from_text(
-    raw: Mapping[str, Any], spec: ModelSpec | None, schema: Mapping[str, Any]
-) -> dict[str, Any]:
-    """A campaign with the numbers that a YAML 1.1 reader left as strings read as numbers,
-    wherever a number is expected: a campaign-wide key the ``schema`` types as a number
-    (``job_resources`` rates, ``max_wall``, ``samples``, ...), a model key whose
-    :attr:`~simcore.models.spec.Key.type` is numeric (kpz's ``p``, ``waiting_times``), in
-    the campaign, in its ``points`` entries and in ``paper_figures`` selections, and every
-    value of a ``paper_figures`` entry's ``options`` that reads as a number.
-
-    Why: Snakemake reads a campaign file itself, with PyYAML (YAML 1.1), before the
-    Snakefile runs, so ``p: 1e-1`` or ``updates_per_second: 1e7`` reach the workflow as
-    the strings ``'1e-1'`` and ``'1e7'``; YAML 1.2 and JSON read numbers there, and users
-    write them.  The dict Snakemake hands over is the one to fix rather than the files to
-    re-read: it is Snakemake's merge of every ``--configfile`` and the ``--config``
-    overrides (whose nested values Snakemake's parser leaves as strings too), which a
-    re-read would have to redo and could get wrong.  Converting only where the schema or
-    the model's key table wants a number leaves every string key a string (a campaign
-    named ``1e5``, a benchmark line), and a string that reads as no number stays as it is,
-    for the checks to refuse by its value.  ``simcore.config.load_yaml`` reads the same
-    numbers from a file (``simcore status --config``), so both paths see one campaign.
-    """
-    props = schema.get("properties", {})
-    keys = spec.keys if spec is not None else {}
-    model_numbers = {name for name, key in keys.items() if _NUMBER_TYPE.search(str(key.type))}
-    entry_numbers = model_numbers | {
-        k for k in ENTRY_SETTINGS if _wants_number(props.get(k), schema)
-    }
-    select_numbers = model_numbers | {
-        k for k in SELECT_SETTINGS if _wants_number(props.get(k), schema)
-    }
-
-    def fix(mapping: Mapping[str, Any], numeric: set[str]) -> dict[str, Any]:
-        return {k: _as_number(v) if k in numeric else v for k, v in mapping.items()}
-
-    out: dict[str, Any] = {}
-    for key, value in raw.items():
-        if key in props:
-            out[key] = _schema_numbers(value, props[key], schema)
-        else:
-            out[key] = _as_number(value) if key in model_numbers else value
-    if isinstance(out.get("points"), list):
-        out["points"] = [
-            fix(e, entry_numbers) if isinstance(e, Mapping) else e for e in out["points"]
-        ]
-    if isinstance(out.get("paper_figures"), list):
-        out["paper_figures"] = [
-            _figure_numbers(e, lambda m: fix(m, select_numbers)) for e in out["paper_figures"]
-        ]
-    return out
-
-
-def _figure_numbers(entry: Any, fix: Callable[[Mapping[str, Any]], dict[str, Any]]) -> Any:
-    """A ``paper_figures`` entry with numbers read in its ``select`` (a mapping, or a list
-    of mappings: ``fix`` reads the model's numeric keys of one) and in its ``options``
-    (every value that reads as a number: the draw function's types are not known here,
-    and a string option that reads as a number is meant as one)."""
-    if not isinstance(entry, Mapping):
-        return entry
-    out = dict(entry)
-    select = out.get("select")
-    if isinstance(select, Mapping):
-        out["select"] = fix(select)
-    elif isinstance(select, list):
-        out["select"] = [fix(m) if isinstance(m, Mapping) else m for m in select]
-    if isinstance(out.get("options"), Mapping):
-        out["options"] = {k: _as_number(v) for k, v in out["options"].items()}
-    return out
 
 
 def check_campaign_files(paths: Iterable[str | os.PathLike[str]]) -> None:
@@ -593,7 +308,7 @@ def _load(raw: Mapping[str, Any], schema_path: str | os.PathLike[str] | None) ->
     for pt in points:
         if not re.fullmatch(NAME_PATTERN, pt.name):
             raise CampaignError(f"point name {pt.name!r} has characters a file name cannot hold")
-    figures = _paper_figures(spec, cfg["paper_figures"], points)
+    figures = read_paper_figures(spec, cfg["paper_figures"], points)
     return Campaign(
         name=cfg["campaign"],
         seed=int(cfg["seed"]),
@@ -604,90 +319,5 @@ def _load(raw: Mapping[str, Any], schema_path: str | os.PathLike[str] | None) ->
         stage_size=int(cfg["aggregate_stage_size"]),
         max_wall=None if cfg.get("max_wall") is None else float(cfg["max_wall"]),
         paper_figures=figures,
-        benchmarks=_benchmarks(cfg["benchmarks"]),
+        benchmarks=read_benchmarks(cfg["benchmarks"]),
     )
-
-
-def _selected(value: Any, wanted: Any) -> bool:
-    """Whether a point setting ``value`` is among the ``wanted`` value(s) of a select."""
-    if isinstance(value, list | tuple):  # tc, domain: one pair, or a list of pairs
-        pairs = wanted if wanted and isinstance(wanted[0], list) else [wanted]
-        return any(list(value) == list(w) for w in pairs)
-    return any(value == w for w in _as_list(wanted))
-
-
-def _paper_figures(
-    spec: ModelSpec, entries: list[Any], points: list[Point]
-) -> tuple[CampaignFigure, ...]:
-    """The campaign's comparison figures, each with its selected points (see the schema)."""
-    if not entries:  # the table loads every model: only a campaign with figures asks
-        return ()
-    table = registry.paper_figures()
-    figures: list[CampaignFigure] = []
-    for idx, entry in enumerate(entries):
-        where = f"paper_figures[{idx}]"
-        entry = {"figure": entry} if isinstance(entry, str) else entry
-        kind = entry["figure"]
-        if kind not in table:
-            raise CampaignError(
-                f"{where}.figure: {kind!r}: not a paper figure of the registered models"
-                f"{closest(kind, table)} (known: {', '.join(table)})"
-            )
-        figure = table[kind][1]
-        name = str(entry.get("name", kind))
-        select = entry.get("select")
-        chosen: tuple[str, ...] | None = () if figure.bench else None
-        if select is not None:
-            if figure.bench:
-                raise CampaignError(
-                    f"{where}.select: {kind} is drawn from benchmarks "
-                    f"({', '.join(figure.bench)}), not points"
-                )
-            chosen = _select_points(spec, f"{where}.select", select, points)
-        options = check_options(where, kind, figure, entry.get("options"))
-        if name in {f.name for f in figures}:
-            raise CampaignError(f"{where}.name: {name!r} is used twice")
-        figures.append(CampaignFigure(name=name, figure=figure, points=chosen, options=options))
-    return tuple(figures)
-
-
-def _select_points(
-    spec: ModelSpec, where: str, select: Any, points: list[Point]
-) -> tuple[str, ...]:
-    """The names of the points a ``select`` draws, in campaign order: those matching the
-    mapping (every key one of its values), or any mapping of a list of them; each mapping
-    must match a point (else it is a typo)."""
-    alternatives = select if isinstance(select, list) else [select]
-    allowed = (*spec.keys, *SELECT_SETTINGS)
-    matched: set[str] = set()
-    for i, wanted in enumerate(alternatives):
-        at = f"{where}[{i}]" if isinstance(select, list) else where
-        for key in wanted:
-            if key not in allowed:
-                raise CampaignError(
-                    f"{at}.{key}: unknown key of model {spec.name}{closest(key, allowed)}"
-                )
-        hits = {
-            pt.name
-            for pt in points
-            if all(_selected(pt.get(key), want) for key, want in wanted.items())
-        }
-        if not hits:
-            raise CampaignError(f"{at}: matches no point (value: {wanted!r})")
-        matched |= hits
-    return tuple(pt.name for pt in points if pt.name in matched)
-
-
-def _benchmarks(lines: list[str]) -> tuple[str, ...]:
-    """The ``benchmarks`` lines, each of which must start with a known kernel."""
-    if not lines:
-        return ()
-    kernels = registry.bench_kernel_names()
-    for idx, line in enumerate(lines):
-        first = line.strip().partition(" ")[0]
-        if first not in kernels:
-            raise CampaignError(
-                f"benchmarks[{idx}]: {line!r}: must start with a simcore bench kernel"
-                f"{closest(first, kernels)} (known: {', '.join(kernels)})"
-            )
-    return tuple(line.strip() for line in lines)

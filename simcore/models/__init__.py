@@ -4,15 +4,18 @@ rule, lattice encoding, schedules, observables and job."""
 
 from __future__ import annotations
 
-from simcore.models.spec import Simulation
+from simcore.models.spec import ModelSpec, Simulation
 
 
-def make_simulation(cfg: dict) -> Simulation:
-    """The simulation object of a validated run config (the GPU checked first)."""
-    from simcore.models import registry
-
+def make_simulation(cfg: dict, spec: ModelSpec | None = None) -> Simulation:
+    """The job of a validated run config (the GPU checked first), built by ``spec`` (the
+    spec of ``cfg["model"]``; None: looked up in the registry), which the job keeps."""
     if cfg["backend"] == "gpu":
         from simcore.backends.cuda import require_gpu
 
         require_gpu()
-    return registry.get(cfg["model"]).simulation(cfg)
+    if spec is None:
+        from simcore.models import registry
+
+        spec = registry.get(cfg["model"])
+    return spec.simulation(cfg)

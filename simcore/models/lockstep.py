@@ -6,21 +6,22 @@ from __future__ import annotations
 
 import numpy as np
 
+from simcore.models.spec import ModelSpec
+
 
 class LockstepProgress:
-    """``done``, ``fraction_done`` and ``describe`` for jobs with ``self.times`` and a state
-    ``ti``."""
+    """``done``, ``fraction_done`` and ``describe`` for jobs with ``self.times``, a state
+    ``ti`` and ``self.spec``, the spec that built the job."""
 
     times: np.ndarray
     samples: int
     cfg: dict
+    spec: ModelSpec
 
     @property
     def time_unit(self) -> str:
         """Unit of the sampling times in progress lines: the spec's for this config."""
-        from simcore.models import registry
-
-        return registry.get(self.cfg["model"]).time_units(self.cfg)[0]
+        return self.spec.time_units(self.cfg)[0]
 
     def done(self, st: dict) -> bool:
         """True when the last sampling time has been measured."""

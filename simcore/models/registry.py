@@ -8,7 +8,10 @@ A package makes a model known to simcore with one line in its ``pyproject.toml``
 (simcore's own five models are registered the same way), after which ``simcore run``,
 campaigns, ``simcore bench`` and the analysis find it by name, as xarray finds its
 backends.  :func:`register` adds a spec in-process (tests, notebooks).  Entry points are
-loaded on first use of their name, so one broken plug-in does not stop the others.
+loaded on first use of their name, so one broken plug-in does not stop the others.  Two
+distributions that register the same model name are a conflict the registry cannot
+settle: the first on ``sys.path`` wins, as before, and a :class:`DuplicateModelWarning`
+(once per process and name) names both and the one used.
 
 :func:`distribution` says which installed distribution provides a model (the entry
 point's), so that a run file can record the plug-in's name, version and commit
@@ -17,6 +20,7 @@ point's), so that a run file can record the plug-in's name, version and commit
 
 from __future__ import annotations
 
+import warnings
 from importlib import metadata
 
 from simcore.checks import ConfigError, closest
@@ -29,18 +33,61 @@ GROUP = "simcore.models"
 _registered: dict[str, ModelSpec] = {}
 #: Specs loaded from their entry points, by name (each loaded once).
 _loaded: dict[str, ModelSpec] = {}
+#: Model names whose duplicate entry points have been warned about in this process.
+_warned: set[str] = set()
 
 
 class RegistryError(RuntimeError):
     """A model's entry point is broken or two models claim the same name."""
 
 
+class DuplicateModelWarning(UserWarning):
+    """Two installed distributions register a model of the same name (the first on
+    ``sys.path`` is used)."""
+
+
 def _entry_points() -> dict[str, metadata.EntryPoint]:
-    """Entry points of the group by name (the first distribution on sys.path wins)."""
+    """Entry points of the group by name (the first distribution on sys.path wins; a
+    name registered more than once is warned about, :func:`_warn_duplicate`)."""
     found: dict[str, metadata.EntryPoint] = {}
+    ignored: dict[str, list[metadata.EntryPoint]] = {}
     for ep in metadata.entry_points(group=GROUP):
-        found.setdefault(ep.name, ep)
+        if ep.name in found:
+            ignored.setdefault(ep.name, []).append(ep)
+        else:
+            found[ep.name] = ep
+    for name, others in ignored.items():
+        _warn_duplicate(found[name], others)
     return found
+
+
+def _origin(ep: metadata.EntryPoint) -> str:
+    """An entry point as a warning names it: its distribution (name, version, where it
+    is installed) and its value."""
+    dist = ep.dist
+    if dist is None:
+        return f"an entry point {ep.value!r} of no known distribution"
+    try:
+        where = f"{dist.locate_file('')}: "
+    except NotImplementedError:  # a distribution that is no files on a path
+        where = ""
+    return f"{dist.metadata['Name']} {dist.version} ({where}{ep.name} = {ep.value!r})"
+
+
+def _warn_duplicate(used: metadata.EntryPoint, others: list[metadata.EntryPoint]) -> None:
+    """Warn, once per process and name, that several distributions register the model
+    ``used.name``, naming each and the one used (the first on ``sys.path``)."""
+    if used.name in _warned:
+        return
+    _warned.add(used.name)
+    ignored = "; ".join(_origin(ep) for ep in others)
+    warnings.warn(
+        f"model {used.name!r} is registered by more than one distribution (entry-point group "
+        f"{GROUP!r}): {_origin(used)} is used, being first on sys.path; ignored: {ignored}. "
+        "Uninstall one of them, or rename its model",
+        DuplicateModelWarning,
+        stacklevel=3,
+    )
 
 
 def names() -> tuple[str, ...]:
@@ -108,6 +155,21 @@ def _check(spec: object, name: str, where: str) -> None:
     if not known or len(set(backends)) != len(backends):
         raise RegistryError(f"model {name!r} ({where}) declares backends {backends!r}: a "
                             f"tuple of distinct values of {', '.join(BACKENDS)}")  # fmt: skip
+    if not _builds_own_jobs(spec):
+        missing = [b for b in backends if b not in spec.jobs]
+        extra = [b for b in spec.jobs if b not in backends]
+        if missing or extra:
+            raise RegistryError(f"model {name!r} ({where}) names jobs for backends "
+                                f"{tuple(spec.jobs)!r} but declares backends {backends!r}: "
+                                "jobs needs one per declared backend")  # fmt: skip
+
+
+def _builds_own_jobs(spec: ModelSpec) -> bool:
+    """Whether a spec chooses or builds its jobs itself (overrides
+    :meth:`~ModelSpec.job_class` or :meth:`~ModelSpec.simulation`), so that its ``jobs``
+    need not name them."""
+    cls = type(spec)
+    return cls.job_class is not ModelSpec.job_class or cls.simulation is not ModelSpec.simulation
 
 
 def register(spec: ModelSpec, replace: bool = False) -> None:

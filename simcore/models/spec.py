@@ -15,8 +15,10 @@ The spec says:
   only; validation refuses another backend before any device is looked at);
 * how a point is named (:meth:`ModelSpec.point_name`), whether a CPU job uses the
   campaign's ``threads``, and how much work and memory a job needs (:meth:`ModelSpec.work`);
-* the simulation object of a run config (:meth:`ModelSpec.simulation`, a :class:`Simulation`);
-* the analysis module (``analyze`` and ``draw_figures`` or ``make_figures``), the
+* the job of a run config (:meth:`ModelSpec.simulation`, a :class:`Simulation`): the job
+  class of each backend (:attr:`ModelSpec.jobs`, imported only when a job is built), given
+  the spec itself when it is built, so that a job never looks its model up by name;
+* the analysis module (``analyze`` and ``draw_figures``), the
   campaign figures, the comparison figures of the papers (:class:`PaperFigure`) and the
   ``simcore bench`` kernels (:class:`BenchKernel`).
 
@@ -31,6 +33,7 @@ import argparse
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from importlib import import_module
 from typing import Any, Protocol, runtime_checkable
 
 import xarray as xr
@@ -89,6 +92,10 @@ class Simulation(Protocol):
     The state is a dict of plain arrays and numbers (device arrays allowed between
     :meth:`from_host` and :meth:`to_host`), so the runner checkpoints it to ``.npz`` and a
     resumed job continues bit for bit.
+
+    A job is built by its spec (:meth:`ModelSpec.simulation`), which passes itself: the
+    default builds ``JobClass(cfg, spec=spec)``, and the job keeps it (``self.spec``) for
+    its units and names rather than asking the registry for its model.
     """
 
     samples: int
@@ -175,6 +182,25 @@ class BenchKernel:
     run: Callable[[argparse.Namespace], str]
 
 
+#: A job class (or any factory) of a backend: called as ``job(cfg, spec=spec)`` with a
+#: validated run config and the spec that builds the job.
+JobFactory = Callable[..., Simulation]
+
+
+def _import_object(target: str | Callable[..., Any]) -> Any:
+    """The object that ``"module:attribute"`` names, importing its module (a callable
+    given itself is returned as it is)."""
+    if not isinstance(target, str):
+        return target
+    module, sep, attr = target.partition(":")
+    if not sep or not module or not attr:
+        raise ValueError(f"{target!r} is not 'module:attribute'")
+    obj: Any = import_module(module)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
 def format_number(x: float) -> str:
     """Shortest exact positional text of a number for names: 1.0 -> "1", 0.5 -> "0.5".
 
@@ -201,12 +227,12 @@ class ModelSpec:
     ``job_resources`` keys of this model: name -> (default, description)), ``analysis``
     (the module with ``analyze(ds, n_groups)`` and ``draw_figures(analyses, names=None)``,
     which draws the campaign figures, or only those in ``names``, as ``{name: (Figure,
-    provenance)}``; or ``make_figures(analyses, out_dir, names=None)``, which writes them
-    itself, and a module whose ``make_figures`` has no ``names`` has all drawn and the
-    others dropped),
+    provenance)}``: the one figure protocol),
     ``paper_figures`` (the papers' comparison figures it offers, :class:`PaperFigure`),
     ``bench_kernels`` (kernel name -> ``"module:attribute"`` of a :class:`BenchKernel`,
-    imported only when the bench CLI is built) and ``example`` (a small run config).
+    imported only when the bench CLI is built), ``jobs`` (backend -> the job class of that
+    backend, ``"module:Class"`` or the class itself, see :meth:`simulation`) and
+    ``example`` (a small run config).
     """
 
     name: str = ""
@@ -222,6 +248,12 @@ class ModelSpec:
     analysis: str = ""
     paper_figures: tuple[PaperFigure, ...] = ()
     bench_kernels: Mapping[str, str] = {}
+    #: The job of each backend of :attr:`backends`: backend -> ``"module:Class"`` (imported
+    #: when a job of that backend is built: a GPU job's module may import CUDA libraries)
+    #: or a class or factory; :meth:`simulation` calls it as ``job(cfg, spec=self)``.  The
+    #: registry refuses a spec that leaves a declared backend without a job, unless it
+    #: builds its jobs itself (overrides :meth:`job_class` or :meth:`simulation`).
+    jobs: Mapping[str, str | JobFactory] = {}
     #: A small run config of the model (its keys, ``samples`` and ``t_max``) that runs on
     #: the CPU in about a second: the documentation's example and the contract tests'.
     example: Mapping[str, Any] = {}
@@ -257,10 +289,21 @@ class ModelSpec:
         one or two sentences (the figure's caption in ``snakemake --report``)."""
         return {}
 
+    def job_class(self, cfg: Mapping[str, Any]) -> JobFactory:
+        """The job class (or factory) of a validated run config: the one :attr:`jobs`
+        names for its ``backend``, imported now.  A model whose choice depends on more
+        than the backend overrides this."""
+        backend = cfg["backend"]
+        if backend not in self.jobs:
+            raise NotImplementedError(f"model {self.name} has no job for backend {backend!r}")
+        return _import_object(self.jobs[backend])
+
     def simulation(self, cfg: dict[str, Any]) -> Simulation:
-        """The simulation of a validated run config (its backend one of :attr:`backends`,
-        a GPU checked by the caller)."""
-        raise NotImplementedError
+        """The job of a validated run config (its backend one of :attr:`backends`, a GPU
+        checked by the caller): :meth:`job_class` called with the config and this spec,
+        which the job keeps.  A model that builds its jobs otherwise overrides this (and
+        passes itself to the job likewise)."""
+        return self.job_class(cfg)(cfg, spec=self)
 
     def time_units(self, cfg: Mapping[str, Any]) -> tuple[str, str]:
         """The model's unit of time for settings ``cfg`` and the long name of the time axis:

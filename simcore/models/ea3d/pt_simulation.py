@@ -18,7 +18,6 @@ import xarray as xr
 from simcore.backends.cpu import OnCPU
 from simcore.backends.cuda import StateOnGPU
 from simcore.io.dataset import in_model_units, sample_coord, time_attributes
-from simcore.models import registry
 from simcore.models.ea3d.lattice import (
     LAYOUT_ID,
     init_couplings,
@@ -30,18 +29,15 @@ from simcore.models.ea3d.observables import agreeing_spins, satisfied_bonds
 from simcore.models.ea3d.pt_exchange import accumulate, energies, exchange_step
 from simcore.models.ea3d.pt_kernels import pair_slots, swap_slots, sweeps_pt
 from simcore.models.ea3d.pt_ladder import temperatures
+from simcore.models.ea3d.pt_spec import SPEC
 from simcore.models.ea3d.rule import thresholds
 from simcore.models.lockstep import LockstepProgress
+from simcore.models.spec import ModelSpec
 from simcore.rng.streams import STREAM_EA_PT_SPINS
 from simcore.seeding import philox_key
 
 #: Checkpointable steps of a job at most: each is a whole number of exchange steps.
 MAX_STEPS = 64
-
-
-def _spec():
-    """The ea3d_pt spec (units), from the registry (the spec builds this module's jobs)."""
-    return registry.get("ea3d_pt")
 
 
 def log_bin(m: int) -> int:
@@ -55,8 +51,10 @@ class PTSimulation(OnCPU, LockstepProgress):
     GPU job is the subclass :class:`PTGPUSimulation`.  The couplings are rebuilt from the
     seed (the same as those of an ``ea3d`` job with the same seed, size and layout)."""
 
-    def __init__(self, cfg: dict):
-        self.cfg = cfg
+    # spec: the spec that builds the job (ModelSpec.simulation passes itself), for its
+    # units; the model's own for a job built directly (a test, a bench kernel).
+    def __init__(self, cfg: dict, spec: ModelSpec = SPEC):
+        self.cfg, self.spec = cfg, spec
         self.L, self.layout = int(cfg["L"]), str(cfg["layout"])
         self.V = self.L**3
         self.lid = LAYOUT_ID[self.layout]
@@ -149,7 +147,7 @@ class PTSimulation(OnCPU, LockstepProgress):
     def to_dataset(self, st: dict) -> xr.Dataset:
         """Bin means of e, q^2 and q^4 per sample and temperature, exchange acceptances and
         round trips, with CF-style attributes (global attributes by the runner)."""
-        spec = _spec()
+        spec = self.spec
         bins = np.arange(self.n_bins)
         m_last = 1 << bins
         m_first = np.where(bins == 0, 1, (m_last >> 1) + 1)
@@ -205,8 +203,8 @@ class PTGPUSimulation(StateOnGPU, PTSimulation):
 
     on_device = ("S",)
 
-    def __init__(self, cfg: dict):
-        super().__init__(cfg)
+    def __init__(self, cfg: dict, spec: ModelSpec = SPEC):
+        super().__init__(cfg, spec)
         import cupy as cp
 
         from simcore.models.ea3d.pt_gpu import PTKernels

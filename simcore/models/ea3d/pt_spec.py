@@ -32,7 +32,7 @@ from simcore.checks import ConfigError, check_int, check_real
 from simcore.models.ea3d.lattice import LAYOUTS
 from simcore.models.ea3d.pt_ladder import auto_n_temperatures
 from simcore.models.ea3d.spec import check_coded_words, check_lattice, table_bytes
-from simcore.models.spec import Key, ModelSpec, Simulation, Work, format_number
+from simcore.models.spec import Key, ModelSpec, Work, format_number
 
 #: Temperatures of a ladder at most (two slots each).
 MAX_TEMPERATURES = 256
@@ -46,6 +46,11 @@ class EA3DPTSpec(ModelSpec):
     name = "ea3d_pt"
     title = "3D Edwards-Anderson +-J spin glass, parallel tempering with multispin coding"
     backends = ("cpu", "gpu")
+    #: The CPU job and its GPU subclass, imported when a job is built.
+    jobs = {
+        "cpu": "simcore.models.ea3d.pt_simulation:PTSimulation",
+        "gpu": "simcore.models.ea3d.pt_simulation:PTGPUSimulation",
+    }
     keys = {
         "L": Key("linear size of the periodic L^3 lattice, even", type="int"),
         "T_min": Key("lowest temperature of the ladder (J = k_B = 1)", type="float"),
@@ -157,16 +162,6 @@ class EA3DPTSpec(ModelSpec):
             "exchange": "Exchange acceptance of each temperature pair and round trips per "
             "configuration, one curve per L.",
         }
-
-    def simulation(self, cfg: dict[str, Any]) -> Simulation:
-        """The CPU job, or its GPU subclass for backend gpu."""
-        if cfg["backend"] == "gpu":
-            from simcore.models.ea3d.pt_simulation import PTGPUSimulation
-
-            return PTGPUSimulation(cfg)
-        from simcore.models.ea3d.pt_simulation import PTSimulation
-
-        return PTSimulation(cfg)
 
 
 SPEC = EA3DPTSpec()

@@ -14,7 +14,6 @@ import xarray as xr
 from simcore.backends.cpu import OnCPU
 from simcore.backends.cuda import StateOnGPU
 from simcore.io.dataset import in_model_units, sample_coord, time_attributes
-from simcore.models import registry
 from simcore.models.ea3d.kernels import PRNG_CODE, n_generators, sweeps_philox, sweeps_stateful
 from simcore.models.ea3d.lattice import (
     LAYOUT_ID,
@@ -26,15 +25,11 @@ from simcore.models.ea3d.lattice import (
 )
 from simcore.models.ea3d.observables import PAIRS, energy_per_spin, overlaps
 from simcore.models.ea3d.rule import thresholds
+from simcore.models.ea3d.spec import SPEC
 from simcore.models.lockstep import LockstepProgress
+from simcore.models.spec import ModelSpec
 from simcore.sampling import sampling_times
 from simcore.seeding import philox_key
-
-
-def _spec():
-    """The ea3d spec (its time and energy units), from the registry: the spec builds this
-    module's jobs, so this module does not import it."""
-    return registry.get("ea3d")
 
 
 class EA3DSimulation(OnCPU, LockstepProgress):
@@ -42,8 +37,10 @@ class EA3DSimulation(OnCPU, LockstepProgress):
     subclass :class:`EA3DGPUSimulation`, which overrides the sweep and where the spins live.
     The couplings are not part of the state: they are rebuilt from the seed."""
 
-    def __init__(self, cfg: dict):
-        self.cfg = cfg
+    # spec: the spec that builds the job (ModelSpec.simulation passes itself), for its
+    # units; the model's own for a job built directly (a test, a bench kernel).
+    def __init__(self, cfg: dict, spec: ModelSpec = SPEC):
+        self.cfg, self.spec = cfg, spec
         self.L, self.layout = int(cfg["L"]), str(cfg["layout"])
         self.lid = LAYOUT_ID[self.layout]
         self.k = int(cfg["samples"]) // 64
@@ -122,7 +119,7 @@ class EA3DSimulation(OnCPU, LockstepProgress):
                 "t",
                 self.times,
                 time_attributes(
-                    _spec(),
+                    self.spec,
                     self.cfg,
                     comment="1 sweep = one Metropolis update of every spin (red, then blue)",
                 ),
@@ -145,7 +142,7 @@ class EA3DSimulation(OnCPU, LockstepProgress):
                 st["energy"],
                 in_model_units(
                     "energy per spin e = H / L^3",
-                    _spec().energy_unit,
+                    self.spec.energy_unit,
                     comment="H = -sum over bonds J sigma sigma, couplings J = +-1",
                 ),
             ),
@@ -167,8 +164,8 @@ class EA3DGPUSimulation(StateOnGPU, EA3DSimulation):
 
     on_device = ("S", "prng_state", "prng_aux")
 
-    def __init__(self, cfg: dict):
-        super().__init__(cfg)
+    def __init__(self, cfg: dict, spec: ModelSpec = SPEC):
+        super().__init__(cfg, spec)
         import cupy as cp
 
         from simcore.models.ea3d.gpu import EA3DKernel

@@ -8,7 +8,7 @@ from typing import Any
 from simcore.checks import ConfigError, check_int
 from simcore.models.ea3d.kernels import n_generators
 from simcore.models.ea3d.lattice import LAYOUTS
-from simcore.models.spec import Key, ModelSpec, PaperFigure, Simulation, Work, format_number
+from simcore.models.spec import Key, ModelSpec, PaperFigure, Work, format_number
 from simcore.rng.classic import N_WORDS
 from simcore.sampling import sampling_times
 
@@ -72,6 +72,11 @@ class EA3DSpec(ModelSpec):
     name = "ea3d"
     title = "3D Edwards-Anderson +-J spin glass, multispin Metropolis (lulli2015)"
     backends = ("cpu", "gpu")
+    #: The CPU job and its GPU subclass, imported when a job is built.
+    jobs = {
+        "cpu": "simcore.models.ea3d.simulation:EA3DSimulation",
+        "gpu": "simcore.models.ea3d.simulation:EA3DGPUSimulation",
+    }
     keys = {
         "L": Key("linear size of the periodic L^3 lattice, even", type="int"),
         "T": Key("temperature (J = k_B = 1), > 0", type="float"),
@@ -175,16 +180,6 @@ class EA3DSpec(ModelSpec):
             "binder": "Binder ratio g(t) = (3 - <q^4>/<q^2>^2) / 2 against sweeps (log t), "
             "with jackknife errors, one line per point.",
         }
-
-    def simulation(self, cfg: dict[str, Any]) -> Simulation:
-        """The CPU job, or its GPU subclass for backend gpu."""
-        if cfg["backend"] == "gpu":
-            from simcore.models.ea3d.simulation import EA3DGPUSimulation
-
-            return EA3DGPUSimulation(cfg)
-        from simcore.models.ea3d.simulation import EA3DSimulation
-
-        return EA3DSimulation(cfg)
 
 
 SPEC = EA3DSpec()

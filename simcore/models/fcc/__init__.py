@@ -72,3 +72,7 @@ in both directions, so each phase keeps the Boltzmann distribution.
     i = 2 + s / (L^2 / 2), z = (o + r Lz + i) mod L, x = 2 k + ((y + z) & 1)), words 1 and 2
     as above.
 """
+
+#: Largest side of the z = 0 plane kept in the run file (its top-left corner): the job
+#: writes it, the spec counts its bytes.
+SLICE = 256

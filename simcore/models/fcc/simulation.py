@@ -26,7 +26,7 @@ import xarray as xr
 from simcore.backends.cpu import OnCPU
 from simcore.backends.cuda import OnGPU
 from simcore.io.dataset import in_model_units, lockstep_wall_time, sample_coord, time_attributes
-from simcore.models import registry
+from simcore.models.fcc import SLICE
 from simcore.models.fcc.decomposed import dt_sweeps
 from simcore.models.fcc.kernels import sequential_sweeps
 from simcore.models.fcc.lattice import random_mixture
@@ -39,19 +39,11 @@ from simcore.models.fcc.observables import (
 )
 from simcore.models.fcc.rule import thresholds
 from simcore.models.fcc.slabs import slab_sweeps
+from simcore.models.fcc.spec import SPEC
 from simcore.models.lockstep import LockstepProgress
+from simcore.models.spec import ModelSpec
 from simcore.sampling import sampling_times
 from simcore.seeding import philox_key
-
-
-def _spec():
-    """The fcc spec (its time and energy units), from the registry: the spec builds this
-    module's jobs, so this module does not import it."""
-    return registry.get("fcc")
-
-
-#: Largest side of the z = 0 plane kept in the run file (its top-left corner).
-SLICE = 256
 
 #: Lengths are in lattice spacings of the simple cubic lattice (the fcc sites are those
 #: with x + y + z even).
@@ -75,8 +67,10 @@ class FCCSimulation(OnCPU, LockstepProgress):
     cores, or slabs); the GPU job is the subclass :class:`FCCGPUSimulation`, which
     overrides the sweeps and where the lattices live."""
 
-    def __init__(self, cfg: dict):
-        self.cfg = cfg
+    # spec: the spec that builds the job (ModelSpec.simulation passes itself), for its
+    # units; the model's own for a job built directly (a test, a bench kernel).
+    def __init__(self, cfg: dict, spec: ModelSpec = SPEC):
+        self.cfg, self.spec = cfg, spec
         self.L, self.samples = int(cfg["L"]), int(cfg["samples"])
         self.c, self.epsilon = float(cfg["c"]), float(cfg["epsilon"])
         self.thr = thresholds(self.epsilon)
@@ -152,7 +146,7 @@ class FCCSimulation(OnCPU, LockstepProgress):
                 "t",
                 self.times.astype(np.int64),
                 time_attributes(
-                    _spec(),
+                    self.spec,
                     self.cfg,
                     comment="1 MCS = N = L^3/2 exchange attempts (every schedule)",
                 ),
@@ -214,8 +208,8 @@ class FCCGPUSimulation(OnGPU, FCCSimulation):
     back to the host at every sampling time (the observables are measured there), the same
     lattices as the CPU job bit for bit."""
 
-    def __init__(self, cfg: dict):
-        super().__init__(cfg)
+    def __init__(self, cfg: dict, spec: ModelSpec = SPEC):
+        super().__init__(cfg, spec)
         from simcore.models.fcc.gpu import DTKernel
 
         self._kernel = DTKernel(

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from simcore.checks import ConfigError, check_int, check_real
-from simcore.models.spec import Key, ModelSpec, PaperFigure, Simulation, Work, format_number
+from simcore.models.spec import Key, ModelSpec, PaperFigure, Work, format_number
 from simcore.sampling import n_times_estimate, sampling_times
 
 #: Which species move (B only: the physics; both: the paper's GPU code).
@@ -46,6 +46,11 @@ class FCCSpec(ModelSpec):
     name = "fcc"
     title = "fcc binary alloy, Kawasaki exchange KMC after a quench (kelling2012)"
     backends = ("cpu", "gpu")
+    #: The CPU job (sequential, dt or slabs) and its GPU subclass (dt), imported when built.
+    jobs = {
+        "cpu": "simcore.models.fcc.simulation:FCCSimulation",
+        "gpu": "simcore.models.fcc.simulation:FCCGPUSimulation",
+    }
     keys = {
         "L": Key("side of the periodic L^3 simple cubic box of the fcc sites, even, >= 8",
                  type="int"),
@@ -184,7 +189,7 @@ class FCCSpec(ModelSpec):
         state and results as on the CPU and its scratch also covers those set orders and
         the downloaded lattices, made while the last ones are held.
         """
-        from simcore.models.fcc.simulation import SLICE
+        from simcore.models.fcc import SLICE
 
         L, samples = int(job["L"]), int(job["samples"])
         box, gpu = L**3, job["backend"] == "gpu"
@@ -219,16 +224,6 @@ class FCCSpec(ModelSpec):
             "slice": "The plane z = 0 at t_max of the first sample of each point (B black), "
             "one panel per point.",
         }
-
-    def simulation(self, cfg: dict[str, Any]) -> Simulation:
-        """The CPU job (sequential, dt or slabs), or its GPU subclass (dt)."""
-        if cfg["backend"] == "gpu":
-            from simcore.models.fcc.simulation import FCCGPUSimulation
-
-            return FCCGPUSimulation(cfg)
-        from simcore.models.fcc.simulation import FCCSimulation
-
-        return FCCSimulation(cfg)
 
 
 SPEC = FCCSpec()

@@ -32,3 +32,7 @@ algorithm on the CPU), :mod:`.gpu` (its CUDA twin), :mod:`.bkl` (BKL, the serial
 reference and the CPU default, samples in parallel over the cores), :mod:`.bench`
 (events per second).
 """
+
+#: Side of the corner of the lattice kept as a snapshot at t_max: the job writes it, the
+#: spec counts its bytes.
+SNAPSHOT = 128

@@ -34,7 +34,7 @@ from simcore.io.dataset import (
     sample_coord,
     time_attributes,
 )
-from simcore.models import registry
+from simcore.models.kmc2d import SNAPSHOT
 from simcore.models.kmc2d.gpu import HISTORY  # steps of (dt, accepted) kept per sample
 from simcore.models.kmc2d.rates import (
     ENERGY_UNIT,
@@ -45,7 +45,9 @@ from simcore.models.kmc2d.rates import (
     rate_table,
     rate_tables,
 )
+from simcore.models.kmc2d.spec import SPEC
 from simcore.models.lockstep import LockstepProgress
+from simcore.models.spec import ModelSpec
 from simcore.sampling import sampling_times
 from simcore.seeding import philox_key
 
@@ -54,16 +56,6 @@ from simcore.seeding import philox_key
 #: region per step, whose start and end cost milliseconds on a loaded machine), while
 #: progress lines, checkpoints and wall-time stops still come about this often.
 BATCH_SECONDS = 1.0
-
-
-def _spec():
-    """The kmc2d spec (its time and energy units), from the registry: the spec builds this
-    module's jobs, so this module does not import it."""
-    return registry.get("kmc2d")
-
-
-#: Side of the corner of the lattice kept as a snapshot at t_max.
-SNAPSHOT = 128
 
 
 def model_params(cfg: dict) -> tuple[float, ...]:
@@ -103,8 +95,10 @@ class KMC2DSimulation(OnCPU, LockstepProgress):
     all cores; serial or bkl, the samples on all cores); the GPU job is the subclass
     :class:`KMC2DGPUSimulation`, which overrides the advance and where the state lives."""
 
-    def __init__(self, cfg: dict):
-        self.cfg = cfg
+    # spec: the spec that builds the job (ModelSpec.simulation passes itself), for its
+    # units; the model's own for a job built directly (a test, a bench kernel).
+    def __init__(self, cfg: dict, spec: ModelSpec = SPEC):
+        self.cfg, self.spec = cfg, spec
         self.L, self.samples = int(cfg["L"]), int(cfg["samples"])
         self.model = MODELS[cfg["rates"]]
         self.params = model_params(cfg)
@@ -292,11 +286,19 @@ class KMC2DSimulation(OnCPU, LockstepProgress):
 
     # -- output --------------------------------------------------------------
     def to_dataset(self, st: dict) -> xr.Dataset:
-        """The job's results with CF-style attributes (global attributes by the runner)."""
+        """The job's results with CF-style attributes (global attributes by the runner):
+        the observables (:meth:`_observable_variables`), then the tile algorithm's
+        counters and steps and the snapshot (:meth:`_algorithm_variables`)."""
+        data = {**self._observable_variables(st), **self._algorithm_variables(st)}
+        return xr.Dataset(data, coords=self._coordinates())
+
+    def _coordinates(self) -> dict:
+        """The run file's coordinates: samples, sampling times, the steps of the dt
+        history and the rows and columns of the snapshot."""
         n = min(self.L, SNAPSHOT)
-        coords = {
+        return {
             "sample": sample_coord(self.cfg, self.samples),
-            "t": ("t", self.times.astype(np.float64), time_attributes(_spec(), self.cfg)),
+            "t": ("t", self.times.astype(np.float64), time_attributes(self.spec, self.cfg)),
             "step": (
                 "step",
                 np.arange(HISTORY, dtype=np.int64),
@@ -316,7 +318,9 @@ class KMC2DSimulation(OnCPU, LockstepProgress):
                 {"long_name": "lattice column", "units": "1"},
             ),
         }
-        dims = ("sample", "t")
+
+    def _observable_variables(self, st: dict) -> dict:
+        """The rate model's observables per (sample, t), in :meth:`_observables` order."""
         meta = {  # name: (long name, model units; None: dimensionless)
             "mean_h": ("mean surface height <h>", HEIGHT),
             "W2": ("squared surface width W^2 = <h^2> - <h>^2", HEIGHT2),
@@ -332,7 +336,14 @@ class KMC2DSimulation(OnCPU, LockstepProgress):
                 if model_units is None
                 else in_model_units(long_name, model_units)
             )
-            data[name] = (dims, st[f"obs_{name}"], attrs)
+            data[name] = (("sample", "t"), st[f"obs_{name}"], attrs)
+        return data
+
+    def _algorithm_variables(self, st: dict) -> dict:
+        """Events, accepted and rejected steps, dt and wall time per (sample, t); the dt
+        history of the first steps; the snapshot of the lattice's corner at t_max."""
+        dims, n = ("sample", "t"), min(self.L, SNAPSHOT)
+        data = {}
         data["events"] = (
             dims,
             st["obs_events"],
@@ -355,7 +366,7 @@ class KMC2DSimulation(OnCPU, LockstepProgress):
             dims,
             st["obs_dt"],
             time_attributes(
-                _spec(),
+                self.spec,
                 self.cfg,
                 long_name="adaptive time step of the tile algorithm at the sampling time",
             ),
@@ -365,7 +376,7 @@ class KMC2DSimulation(OnCPU, LockstepProgress):
             ("sample", "step"),
             st["hist_dt"],
             time_attributes(
-                _spec(), self.cfg, long_name="time step tried (first steps of the run)"
+                self.spec, self.cfg, long_name="time step tried (first steps of the run)"
             ),
         )
         data["dt_accepted"] = (
@@ -378,7 +389,7 @@ class KMC2DSimulation(OnCPU, LockstepProgress):
             st["x"][:, :n, :n].astype(np.int32),
             {"long_name": f"state of the top-left {n} x {n} cells at t_max", "units": "1"},
         )
-        return xr.Dataset(data, coords=coords)
+        return data
 
 
 class KMC2DGPUSimulation(OnGPU, KMC2DSimulation):
@@ -386,8 +397,8 @@ class KMC2DGPUSimulation(OnGPU, KMC2DSimulation):
     lives on the device between sampling times, the same lattices as the CPU job bit for
     bit."""
 
-    def __init__(self, cfg: dict):
-        super().__init__(cfg)
+    def __init__(self, cfg: dict, spec: ModelSpec = SPEC):
+        super().__init__(cfg, spec)
         from simcore.models.kmc2d.gpu import TileKernel
 
         self._kernel = TileKernel(

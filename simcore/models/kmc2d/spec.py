@@ -9,7 +9,7 @@ from typing import Any
 from simcore.checks import ConfigError, check_choice, check_int, check_real
 from simcore.models.kmc2d.gpu import GPU_TILES
 from simcore.models.kmc2d.rates import PARAMS
-from simcore.models.spec import Key, ModelSpec, PaperFigure, Simulation, Work, format_number
+from simcore.models.spec import Key, ModelSpec, PaperFigure, Work, format_number
 from simcore.sampling import sampling_times
 
 SCHEMES = ("tiles", "serial", "bkl")
@@ -73,6 +73,11 @@ class KMC2DSpec(ModelSpec):
     name = "kmc2d"
     title = "exact 2D kinetic Monte Carlo: SOS crystal growth, Glauber Ising (darkins2024)"
     backends = ("cpu", "gpu")
+    #: The CPU job (tiles, serial or bkl) and its GPU subclass (tiles), imported when built.
+    jobs = {
+        "cpu": "simcore.models.kmc2d.simulation:KMC2DSimulation",
+        "gpu": "simcore.models.kmc2d.simulation:KMC2DGPUSimulation",
+    }
     keys = {
         "rates": Key("rate model: sos (crystal growth) or ising (Glauber)", type="str",
                      choices=tuple(PARAMS)),
@@ -120,9 +125,9 @@ class KMC2DSpec(ModelSpec):
     )  # fmt: skip
     bench_kernels = {
         "kmc2d": "simcore.models.kmc2d.bench:TILES",
-        "kmc2d-timestep": "simcore.models.kmc2d.bench:TIMESTEP",
-        "kmc2d-surfaces": "simcore.models.kmc2d.bench:SURFACES",
-        "kmc2d-cpu": "simcore.models.kmc2d.bench:CPU",
+        "kmc2d-timestep": "simcore.models.kmc2d.bench_timestep:TIMESTEP",
+        "kmc2d-surfaces": "simcore.models.kmc2d.bench_surfaces:SURFACES",
+        "kmc2d-cpu": "simcore.models.kmc2d.bench_cpu:CPU",
     }
     example = {"rates": "sos", "phi": 1.0, "L": 24, "samples": 2, "t_max": 3}
 
@@ -241,8 +246,8 @@ class KMC2DSpec(ModelSpec):
         pull that replaces the host tau while the old one is held (8 N S), the dt
         history's refresh and the output copies, whichever is largest.
         """
+        from simcore.models.kmc2d import SNAPSHOT
         from simcore.models.kmc2d.gpu import HISTORY
-        from simcore.models.kmc2d.simulation import SNAPSHOT
 
         L, samples = int(job["L"]), int(job["samples"])
         n, gpu = L * L, job["backend"] == "gpu"
@@ -276,16 +281,6 @@ class KMC2DSpec(ModelSpec):
             if rates in present:
                 out.update(figures)
         return {**out, **COMMON_FIGURES}
-
-    def simulation(self, cfg: dict[str, Any]) -> Simulation:
-        """The CPU job (scheme tiles, serial or bkl), or its GPU subclass (tiles)."""
-        if cfg["backend"] == "gpu":
-            from simcore.models.kmc2d.simulation import KMC2DGPUSimulation
-
-            return KMC2DGPUSimulation(cfg)
-        from simcore.models.kmc2d.simulation import KMC2DSimulation
-
-        return KMC2DSimulation(cfg)
 
 
 SPEC = KMC2DSpec()

@@ -24,7 +24,9 @@ from simcore.models.kpz.geometry import geometry_from_config
 from simcore.models.kpz.gpu import DDKernel
 from simcore.models.kpz.lattice import flat_lattice
 from simcore.models.kpz.simulation import KPZSimulation
+from simcore.models.kpz.spec import SPEC
 from simcore.models.lockstep import LockstepProgress
+from simcore.models.spec import ModelSpec
 
 
 class KPZGPUSimulation(StateOnGPU, LockstepProgress, KPZSimulation):
@@ -33,8 +35,8 @@ class KPZGPUSimulation(StateOnGPU, LockstepProgress, KPZSimulation):
 
     on_device = ("lat", "net", "snap_net", "snap_lat")
 
-    def __init__(self, cfg: dict):
-        super().__init__(cfg)
+    def __init__(self, cfg: dict, spec: ModelSpec = SPEC):
+        super().__init__(cfg, spec)
         self.scheme = str(cfg["scheme"])
         self.kernel = DDKernel(geometry_from_config(cfg), self.params)
 

@@ -11,7 +11,6 @@ import xarray as xr
 
 from simcore.backends.cpu import OnCPU
 from simcore.io.dataset import HEIGHT, HEIGHT2, in_model_units, sample_coord, time_attributes
-from simcore.models import registry
 from simcore.models.kpz.decomposed import dd_sweeps
 from simcore.models.kpz.geometry import geometry_from_config, parse_scheme
 from simcore.models.kpz.kernels import sequential_sweeps
@@ -22,24 +21,20 @@ from simcore.models.kpz.observables import (
     slope_autocorrelation,
     width_and_mean,
 )
+from simcore.models.kpz.spec import SPEC
+from simcore.models.spec import ModelSpec
 from simcore.rng import uniform_threshold
 from simcore.sampling import sampling_times
 from simcore.seeding import philox_key
 
 
-def _spec():
-    """The kpz spec (its time and energy units), from the registry: the spec builds this
-    module's jobs, so this module does not import it."""
-    return registry.get("kpz")
-
-
-def kpz_time_attributes(cfg: dict) -> dict[str, str | float]:
-    """CF attributes of the time axis (in MCS, from the spec); under DB/cDB they state
+def kpz_time_attributes(spec: ModelSpec, cfg: dict) -> dict[str, str | float]:
+    """CF attributes of the time axis (in MCS, from the ``spec``); under DB/cDB they state
     the eq. 9 accounting."""
     if parse_scheme(cfg["scheme"]) is None:
-        return time_attributes(_spec(), cfg, comment="1 MCS = L^d update attempts")
+        return time_attributes(spec, cfg, comment="1 MCS = L^d update attempts")
     return time_attributes(
-        _spec(),
+        spec,
         cfg,
         comment=f"1 MCS = L^d site selections of scheme {cfg['scheme']}; the fraction "
         "active_fraction of them are performed (kelling2017 eq. 9)",
@@ -54,8 +49,10 @@ class KPZSimulation(OnCPU):
     phase run in parallel on all cores numba is given, NUMBA_NUM_THREADS).
     """
 
-    def __init__(self, cfg: dict):
-        self.cfg = cfg
+    # spec: the spec that builds the job (ModelSpec.simulation passes itself), for its
+    # units; the model's own for a job built directly (a test, a bench kernel).
+    def __init__(self, cfg: dict, spec: ModelSpec = SPEC):
+        self.cfg, self.spec = cfg, spec
         self.dim, self.L = int(cfg["dim"]), int(cfg["L"])
         self.n_sites = self.L**self.dim
         self.samples = int(cfg["samples"])
@@ -140,7 +137,7 @@ class KPZSimulation(OnCPU):
             i, t_now = i - 1, self.times[-1]
         else:
             t_now = self.times[ti - 1] if ti > 0 else 0
-        return f"sample {i + 1}/{self.samples}, t = {t_now} {_spec().time_unit}"
+        return f"sample {i + 1}/{self.samples}, t = {t_now} {self.spec.time_unit}"
 
     # -- dynamics ------------------------------------------------------------
     def step(self, st: dict) -> None:
@@ -176,8 +173,12 @@ class KPZSimulation(OnCPU):
         """The job's results with CF-style variable attributes (global attributes by the runner)."""
         coords = {
             "sample": sample_coord(self.cfg, self.samples),
-            "t": ("t", self.times, kpz_time_attributes(self.cfg)),
-            "s": ("s", self.waits, time_attributes(_spec(), self.cfg, long_name="waiting time s")),
+            "t": ("t", self.times, kpz_time_attributes(self.spec, self.cfg)),
+            "s": (
+                "s",
+                self.waits,
+                time_attributes(self.spec, self.cfg, long_name="waiting time s"),
+            ),
         }
         hunit = "heights in units of the elementary step (lattice units)"
         data = {
@@ -246,7 +247,7 @@ class KPZSimulation(OnCPU):
         if self.dim == 2:
             coords["y"] = ("y", np.arange(L, dtype=np.int64), {"long_name": "site y", **site})
             dims = ("snapshot_sample", "y", "x")
-        t_max, unit = int(self.cfg["t_max"]), _spec().time_unit
+        t_max, unit = int(self.cfg["t_max"]), self.spec.time_unit
         attrs = in_model_units(
             f"surface height h at t = t_max = {t_max} {unit}",
             HEIGHT,

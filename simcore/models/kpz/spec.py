@@ -13,7 +13,7 @@ from simcore.models.kpz.geometry import (
     parse_scheme,
 )
 from simcore.models.kpz.lattice import snapshot_dtype
-from simcore.models.spec import Key, ModelSpec, PaperFigure, Simulation, Work, format_number
+from simcore.models.spec import Key, ModelSpec, PaperFigure, Work, format_number
 from simcore.sampling import sampling_times
 
 #: Smallest lateral size per dimension (one full uint32 word along each axis of the
@@ -37,6 +37,11 @@ class KPZSpec(ModelSpec):
     name = "kpz"
     title = "KPZ growth: octahedron model (d = 2), single-step model (d = 1)"
     backends = ("cpu", "gpu")
+    #: The CPU job and its GPU subclass (samples in lockstep), imported when a job is built.
+    jobs = {
+        "cpu": "simcore.models.kpz.simulation:KPZSimulation",
+        "gpu": "simcore.models.kpz.gpu_simulation:KPZGPUSimulation",
+    }
     keys = {
         "dim": Key("substrate dimension", type="int", choices=(1, 2)),
         "L": Key("lateral size, a power of two (d = 1: >= 32, d = 2: >= 4)", type="int"),
@@ -276,16 +281,6 @@ class KPZSpec(ModelSpec):
             "lambda_s/z (slopes, right) against t/s, one row per point and one line per "
             "waiting time s.",
         }
-
-    def simulation(self, cfg: dict[str, Any]) -> Simulation:
-        """The CPU job, or its GPU subclass (all samples in lockstep) for backend gpu."""
-        if cfg["backend"] == "gpu":
-            from simcore.models.kpz.gpu_simulation import KPZGPUSimulation
-
-            return KPZGPUSimulation(cfg)
-        from simcore.models.kpz.simulation import KPZSimulation
-
-        return KPZSimulation(cfg)
 
 
 SPEC = KPZSpec()

@@ -10,10 +10,10 @@ import numba
 import numpy as np
 import xarray as xr
 
-from rd1d.spec import SPEC
 from simcore.backends.cpu import OnCPU
 from simcore.io.dataset import HEIGHT2, in_model_units, sample_coord, time_attributes
 from simcore.models.lockstep import LockstepProgress
+from simcore.models.spec import ModelSpec
 from simcore.rng import philox4x32
 from simcore.sampling import sampling_times
 from simcore.seeding import philox_key
@@ -34,10 +34,11 @@ def deposit(h, t0, n_mcs, sample, k0, k1):
 
 
 class RD1DSimulation(OnCPU, LockstepProgress):
-    """Random deposition on the CPU for one validated run config."""
+    """Random deposition on the CPU for one validated run config, built by its spec
+    (``spec``: the time unit of the run file and of progress lines)."""
 
-    def __init__(self, cfg: dict):
-        self.cfg = cfg
+    def __init__(self, cfg: dict, spec: ModelSpec):
+        self.cfg, self.spec = cfg, spec
         self.L, self.samples = int(cfg["L"]), int(cfg["samples"])
         self.times = sampling_times(cfg["t_max"], cfg["points_per_decade"], [])
         self.k0, self.k1 = philox_key(cfg["seed"])
@@ -68,6 +69,6 @@ class RD1DSimulation(OnCPU, LockstepProgress):
                     in_model_units("squared surface width W^2", HEIGHT2))},
             coords={
                 "sample": sample_coord(self.cfg, self.samples),
-                "t": ("t", self.times, time_attributes(SPEC, self.cfg)),
+                "t": ("t", self.times, time_attributes(self.spec, self.cfg)),
             },
         )  # fmt: skip

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from simcore.checks import check_int
-from simcore.models.spec import Key, ModelSpec, PaperFigure, Simulation, Work
+from simcore.models.spec import Key, ModelSpec, PaperFigure, Work
 
 
 class RD1DSpec(ModelSpec):
@@ -18,6 +18,9 @@ class RD1DSpec(ModelSpec):
     # It has no GPU job: simcore refuses `backend: gpu` for it, in one line, before it
     # looks for a GPU (the default of a spec that says nothing, written out here).
     backends = ("cpu",)
+    # Its one job, imported when a job is built and given this spec then
+    # (RD1DSimulation(cfg, spec=...)): the job never imports this module.
+    jobs = {"cpu": "rd1d.simulation:RD1DSimulation"}
     keys = {"L": Key("number of columns of the ring, >= 2", type="int")}
     time_unit = "MCS"
     resource_rates = {"deposits_per_second": (1e7, "depositions per second of one CPU job")}
@@ -49,12 +52,6 @@ class RD1DSpec(ModelSpec):
             "W2": "Squared surface width W^2(t) of every point with jackknife errors, the "
             "exact t (1 - 1/L) dashed."
         }
-
-    def simulation(self, cfg: dict[str, Any]) -> Simulation:
-        """The CPU job."""
-        from rd1d.simulation import RD1DSimulation
-
-        return RD1DSimulation(cfg)
 
 
 SPEC = RD1DSpec()
