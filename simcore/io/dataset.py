@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import xarray as xr
@@ -23,8 +23,18 @@ import yaml
 from simcore.io.atomic import atomic_path
 from simcore.io.provenance import config_hash
 
-if TYPE_CHECKING:  # the spec is passed in: io depends on no model code
-    from simcore.models.spec import ModelSpec
+
+class ModelSpec(Protocol):
+    """What the run files need of a model's spec (:class:`simcore.models.spec.ModelSpec`
+    has it): the spec is passed in, so io depends on no model code."""
+
+    keys: Mapping[str, Any]
+
+    @property
+    def point_keys(self) -> tuple[str, ...]: ...
+
+    def time_units(self, cfg: Mapping[str, Any]) -> tuple[str, str]: ...
+
 
 #: The CF version the files follow (the attribute ``Conventions``).
 CONVENTIONS = "CF-1.11"
