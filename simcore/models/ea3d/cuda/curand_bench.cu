@@ -12,7 +12,7 @@
 // MTGP32 needs host-side set-up in cuRAND (curandMakeMTGP32Constants and
 // curandMakeMTGP32KernelState, host code that NVRTC cannot compile): the host uploads the
 // 200 parameter sets of curand_mtgp32dc_p_11213.h laid out as mtgp32_kernel_params_t
-// (simcore/models/ea3d/prng_bench.py reads them from that header), and mtgp32_init does on
+// (simcore/models/ea3d/prng_curand.py reads them from that header), and mtgp32_init does on
 // the GPU what curandMakeMTGP32KernelState does on the host (mtgp32_init_state, with the
 // seed (seed ^ seed >> 32) + block + 1 of block `block`).
 //
