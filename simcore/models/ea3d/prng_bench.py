@@ -57,7 +57,7 @@ from simcore.checks import ConfigError
 from simcore.io.provenance import git_commit
 from simcore.models.ea3d.kernels import MAX_GENERATORS
 from simcore.models.ea3d.prng_curand import CURAND_GENERATORS, device_curand, host_curand
-from simcore.models.ea3d.prng_gpu import NotAvailable, one_line
+from simcore.models.ea3d.prng_gpu import NotAvailable, error_summary
 from simcore.models.ea3d.prng_ours import OUR_GENERATORS, device_ours, host_ours
 from simcore.models.spec import BenchKernel
 
@@ -103,7 +103,7 @@ def host_row(gen: str, n: int, G: int, repeats: int, seed: int) -> dict[str, Any
     except NotAvailable as exc:
         return _row("host", gen, str(exc))
     except Exception as exc:  # noqa: BLE001 - a generator that fails is a row, not a crash
-        return _row("host", gen, f"failed: {one_line(exc)}")
+        return _row("host", gen, f"failed: {error_summary(exc)}")
     tot = [a + b for a, b in times]
     rate = [n / b for _, b in times]
     return _row("host", gen, _checked(check), numbers=n, instances=instances, repeats=repeats,
@@ -126,7 +126,7 @@ def device_row(gen: str, blocks: int, threads: int, draws: int, launches: int, s
     except NotAvailable as exc:
         return _row("device", gen, str(exc))
     except Exception as exc:  # noqa: BLE001 - a generator that fails is a row, not a crash
-        return _row("device", gen, f"failed: {one_line(exc)}")
+        return _row("device", gen, f"failed: {error_summary(exc)}")
     per_launch = blocks * threads * draws
     rate = [per_launch / s for s in secs]
     return _row("device", gen, _checked(check), numbers=per_launch * launches,

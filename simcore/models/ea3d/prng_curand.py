@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simcore.models.ea3d.prng_gpu import NotAvailable, one_line, sync, time_launches
+from simcore.models.ea3d.prng_gpu import NotAvailable, error_summary, sync, time_launches
 
 #: cuRAND's device API in the count kernels (``cuda/curand_bench.cu``).
 CURAND_SOURCE = Path(__file__).with_name("cuda") / "curand_bench.cu"
@@ -131,12 +131,12 @@ def _curand_module():
         return load_module(CURAND_SOURCE, (), (f"-I{inc}",)), inc
     except Exception as first:  # noqa: BLE001 - NVRTC lacks CCCL: retry with the toolkit's
         if not (inc / "cccl").is_dir():
-            raise NotAvailable(f"failed to compile the cuRAND kernels: {one_line(first)}"
+            raise NotAvailable(f"failed to compile the cuRAND kernels: {error_summary(first)}"
                                ) from None  # fmt: skip
         try:
             return load_module(CURAND_SOURCE, (), (f"-I{inc}", f"-I{inc / 'cccl'}")), inc
         except Exception as exc:  # noqa: BLE001
-            raise NotAvailable(f"failed to compile the cuRAND kernels: {one_line(exc)}"
+            raise NotAvailable(f"failed to compile the cuRAND kernels: {error_summary(exc)}"
                                ) from None  # fmt: skip
 
 
@@ -149,7 +149,7 @@ def _curand_host():
             from cupy_backends.cuda.libs import curand
         except ImportError as exc:
             raise NotAvailable(f"not available: CuPy's cuRAND binding does not load "
-                               f"({one_line(exc)})") from None  # fmt: skip
+                               f"({error_summary(exc)})") from None  # fmt: skip
     return curand
 
 

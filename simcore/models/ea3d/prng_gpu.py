@@ -18,7 +18,7 @@ def sync() -> None:
     cp.cuda.Device().synchronize()
 
 
-def one_line(exc: BaseException) -> str:
+def error_summary(exc: BaseException) -> str:
     """An exception as one short line for a row's status (compiler logs are long)."""
     lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
     error = next((ln for ln in lines if "error" in ln.lower()), lines[0] if lines else "")
