@@ -351,3 +351,17 @@ def test_the_published_four_gpu_campaigns_used_every_card_without_collisions() -
     assert max(busy.values()) == 4  # all four cards at work at once
     walls = _published_walls()
     assert round(walls["gpu1"] / walls["gpu4"], 2) == 3.74 >= 0.9 * 4
+
+
+def test_a_uuid_with_a_zero_byte_comes_from_nvidia_smi() -> None:
+    """CuPy returns cudaDeviceProp.uuid as a C string, cut at its first zero byte (seen on
+    an H100 whose UUID is GPU-161c84b2-9c31-35e2-df00-cb0f1e2c0399): such a UUID is not
+    made up from the bytes left, and nvidia-smi's line for the same PCI bus id gives it."""
+    from simcore.backends.cuda import _uuid_text, smi_uuids
+
+    full = bytes.fromhex("161c84b29c3135e2df00cb0f1e2c0399")
+    assert _uuid_text(full) == "GPU-161c84b2-9c31-35e2-df00-cb0f1e2c0399"
+    assert _uuid_text(full[:9]) is None
+    smi = ("00000000:00:07.0, GPU-161c84b2-9c31-35e2-df00-cb0f1e2c0399\n"
+           "00000000:00:08.0, GPU-df3ccdec-e3c5-e3b8-bc96-f9a4747cfd0d\n")  # fmt: skip
+    assert smi_uuids(smi)["00000000:00:07.0"] == "GPU-161c84b2-9c31-35e2-df00-cb0f1e2c0399"

@@ -36,12 +36,32 @@ def _text(value: object) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def _uuid_text(raw: object) -> str:
+def _uuid_text(raw: object) -> str | None:
     """A card's UUID as nvidia-smi and ``CUDA_VISIBLE_DEVICES`` write it, from the 16 bytes
-    of ``cudaDeviceProp.uuid``."""
+    of ``cudaDeviceProp.uuid``; None where fewer came back (CuPy hands the bytes over as a
+    C string, which ends at the first zero byte of the UUID)."""
     data = bytes(raw) if isinstance(raw, bytes | bytearray) else bytes(_text(raw), "latin-1")
+    if len(data) < 16:
+        return None
     h = data[:16].hex()
     return f"GPU-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+
+
+def smi_uuids(smi_output: str | None = None) -> dict[str, str]:
+    """PCI bus id -> UUID of every card, from ``nvidia-smi`` (or its CSV output given);
+    empty where nvidia-smi is missing or fails."""
+    if smi_output is None:
+        import subprocess
+
+        try:
+            smi_output = subprocess.run(
+                ["nvidia-smi", "--query-gpu=pci.bus_id,uuid", "--format=csv,noheader"],
+                capture_output=True, text=True, timeout=30, check=True,
+            ).stdout  # fmt: skip
+        except (OSError, subprocess.SubprocessError):
+            return {}
+    pairs = (line.split(",") for line in smi_output.splitlines() if line.count(",") == 1)
+    return {pci.strip().upper(): uuid.strip() for pci, uuid in pairs}
 
 
 def visible_gpus() -> list[GPU]:
@@ -50,12 +70,15 @@ def visible_gpus() -> list[GPU]:
     import cupy as cp
 
     rt = cp.cuda.runtime
-    gpus = []
+    gpus, smi = [], None
     for i in range(rt.getDeviceCount()):
         props = rt.getDeviceProperties(i)
         pci = (f"{int(props['pciDomainID']):08X}:{int(props['pciBusID']):02X}:"
                f"{int(props['pciDeviceID']):02X}.0")  # fmt: skip
-        uuid = _uuid_text(props["uuid"]) if props.get("uuid") else f"PCI-{pci}"
+        uuid = _uuid_text(props["uuid"]) if props.get("uuid") else None
+        if uuid is None:  # a UUID with a zero byte: ask nvidia-smi, by the PCI bus id
+            smi = smi_uuids() if smi is None else smi
+            uuid = smi.get(pci, f"PCI-{pci}")
         gpus.append(GPU(i, uuid, pci, _text(props["name"])))
     return gpus
 
