@@ -23,7 +23,9 @@ if [ ! -x "$site/bin/simcore" ]; then
   printf '#!/bin/sh\nexec python3 "$@"\n' > "$site/bin/python"
   chmod +x "$site/bin/python"
 fi
-export PATH="$site/bin:$PATH" PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
+# the checkout first: its code runs (and its commit enters the run files); the copy in
+# $site gives the entry points
+export PATH="$site/bin:$PATH" PYTHONPATH="$PWD:$site${PYTHONPATH:+:$PYTHONPATH}"
 campaign=$(python3 -c "import yaml,sys; print(yaml.safe_load(open(sys.argv[1]))['campaign'])" "$config")
 runs=results/$campaign/runs
 mkdir -p "$logdir"
