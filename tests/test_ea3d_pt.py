@@ -12,6 +12,8 @@ from conftest import run_simcore
 from test_ea3d_physics import bond_sums, non_ergodic
 
 from simcore.config import ConfigError, validate_run_config
+from simcore.models.ea3d.lattice import LAYOUT_ID
+from simcore.models.ea3d.planes import overlap_qk2, qk2_norm, qk2_weights, site_coordinates
 from simcore.models.ea3d.pt_ladder import auto_n_temperatures, temperatures
 from simcore.models.ea3d.pt_simulation import PTSimulation, log_bin
 from simcore.models.ea3d.scalar import scalar_couplings
@@ -34,26 +36,69 @@ def _run(cfg: dict) -> xr.Dataset:
     return sim.to_dataset(st)
 
 
-def exact_e_q2(Jb: np.ndarray, L: int, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Exact <e> and <q^2> of two independent replicas, ``[sample, T]``, by summing over
-    all 2^V states of each sample's couplings ``Jb[s, axis, p]``."""
+def exact_e_q2_qk2(Jb: np.ndarray, L: int, T: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Exact <e>, <q^2> and <|q(k_min)|^2> of two independent replicas, ``[sample, T]``, by
+    summing over all 2^V states of each sample's couplings ``Jb[s, axis, p]``: for
+    independent replicas <q_x q_y> = <s_x s_y>^2, so <|q(k)|^2> = (1/V^2) sum_{x,y}
+    <s_x s_y>^2 cos(k.(x - y)), here averaged over k = 2 pi / L along x, y and z."""
     V = L**3
     states = np.array(list(itertools.product((-1, 1), repeat=V)), dtype=np.int64)
     idx = np.arange(V)
     x, y, z = idx % L, (idx // L) % L, idx // (L * L)
+    phase = np.mean([np.cos(2 * np.pi / L * (r[:, None] - r[None, :])) for r in (x, y, z)],
+                    axis=0)  # fmt: skip
     ends = [(x + 1) % L + L * (y + L * z), x + L * ((y + 1) % L + L * z),
             x + L * (y + L * ((z + 1) % L))]  # fmt: skip
     pair = np.stack([states * states[:, e] for e in ends], axis=1)  # (2^V, 3, V)
     H = -np.einsum("nap,sap->ns", pair, Jb.astype(np.int64)).astype(float)  # (2^V, S)
     e = np.empty((Jb.shape[0], T.size))
-    q2 = np.empty_like(e)
+    q2, qk2 = np.empty_like(e), np.empty_like(e)
     for it, temp in enumerate(T):
         w = np.exp(-(H - H.min(axis=0)) / temp)
         p = w / w.sum(axis=0)  # (2^V, S)
         e[:, it] = (H * p).sum(axis=0) / V
         C = np.einsum("ns,ni,nj->sij", p, states, states)  # <sigma_i sigma_j>
         q2[:, it] = (C**2).sum(axis=(1, 2)) / V**2
-    return e, q2
+        qk2[:, it] = (C**2 * phase).sum(axis=(1, 2)) / V**2
+    return e, q2, qk2
+
+
+def fft_qk2(S: np.ndarray, layout: str, L: int) -> np.ndarray:
+    """The slow reference of ``qk2[i, w, b]``: each sample's overlap field q_x of slots
+    2 i and 2 i + 1 in physical order (bits unpacked through the layout's coordinates),
+    |fftn(q)|^2 at (1,0,0), (0,1,0), (0,0,1), averaged, / V^2."""
+    n_T, k = S.shape[0] // 2, S.shape[2]
+    bits = (S[..., None] >> np.arange(64, dtype=np.uint64)) & np.uint64(1)
+    spin = 2 * bits.astype(np.int64) - 1  # [slot, c, w, j, b]
+    xyz = site_coordinates(LAYOUT_ID[layout], L).astype(np.int64)
+    out = np.empty((n_T, k, 64))
+    for i in range(n_T):
+        field = np.zeros((k, 64, L, L, L))
+        for c in range(2):
+            q = spin[2 * i, c] * spin[2 * i + 1, c]  # [w, j, b]
+            field[:, :, xyz[c, 0], xyz[c, 1], xyz[c, 2]] = q.transpose(0, 2, 1)
+        F = np.abs(np.fft.fftn(field, axes=(2, 3, 4))) ** 2
+        out[i] = (F[..., 1, 0, 0] + F[..., 0, 1, 0] + F[..., 0, 0, 1]) / (3 * L**6)
+    return out
+
+
+@pytest.mark.parametrize("layout", ["standard", "sliced"])
+@pytest.mark.parametrize("L", [2, 4, 6])
+def test_qk2_equals_the_fourier_transform_of_the_overlap_field(layout: str, L: int) -> None:
+    """overlap_qk2 (plane sums, bit-sliced counters, integer autocorrelation) equals
+    |q(k_min)|^2 from numpy's FFT of the unpacked overlap field to 1e-12 relative, for
+    random spins (every bit of every word a sample); at L = 2, k_min = pi and the sums are
+    exact integers in both, so zeros match exactly."""
+    n_T, k = 3, 2
+    rng = np.random.default_rng(L + 10 * LAYOUT_ID[layout])
+    S = rng.integers(0, 2**64, size=(2 * n_T, 2, k, L**3 // 2), dtype=np.uint64)
+    xyz = site_coordinates(LAYOUT_ID[layout], L)
+    slots = 2 * np.arange(n_T)
+    got = overlap_qk2(S, slots, slots + 1, xyz, qk2_weights(L), qk2_norm(L))
+    assert got.shape == (n_T, k, 64) and got.dtype == np.float64
+    ref = fft_qk2(S, layout, L)
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-14)
+    assert np.ptp(ref) > 0
 
 
 def test_log_bins_halve_the_run() -> None:
@@ -73,22 +118,26 @@ def test_ladder_is_geometric_and_auto_grows_with_the_volume() -> None:
 
 def test_pt_equilibrium_equals_exact_enumeration() -> None:
     """L = 2 (2^8 states per replica): the last logarithmic bin (the second half of 2^13
-    sweeps, one exchange step per sweep) of e and q^2 at each of 6 temperatures in
-    [0.5, 2], averaged over 1024 disorder samples, equals the exact Boltzmann averages of
-    the same couplings within 3 jackknife errors, over the samples whose dynamics is
-    ergodic (> 90%).  Errors: jackknife over the 16 coded words (the 64 samples of a word
-    share their random numbers, words do not)."""
+    sweeps, one exchange step per sweep) of e, q^2 and |q(k_min)|^2 at each of 6
+    temperatures in [0.5, 2], averaged over 1024 disorder samples, equals the exact
+    Boltzmann averages of the same couplings within 3 jackknife errors, over the samples
+    whose dynamics is ergodic (> 90%).  Errors: jackknife over the 16 coded words (the 64
+    samples of a word share their random numbers, words do not).  The exact qk2 holds for
+    independent replicas (exact_e_q2_qk2), and the run's two replicas are (own starts, own
+    random numbers); at L = 2 (k_min = pi) it weighs each pair x, y by (-1)^(distance
+    along the axis), so it differs from q^2 (about 0.1 against 0.5).  The errors must be
+    small (< 0.01; for qk2 they are about 1e-4, 0.1% of its value) so the check can fail."""
     cfg = _cfg(samples=16 * WORD, t_max=2**13, seed=7)
     ds = _run(cfg)
     k0, k1 = philox_key(cfg["seed"])
     Jb = scalar_couplings(2, cfg["samples"], k0, k1)
-    e_x, q2_x = exact_e_q2(Jb, 2, ds["T"].values)
+    e_x, q2_x, qk2_x = exact_e_q2_qk2(Jb, 2, ds["T"].values)
     # samples whose checkerboard dynamics is not ergodic at L = 2 (a cluster where every
     # flip has zero field flips back and forth deterministically) are left out, as in
     # test_ea3d_physics; exchanges move whole configurations and cannot repair that
     ergodic = np.array([not non_ergodic(K) for K in bond_sums(Jb, 2)]).reshape(16, WORD)
     assert ergodic.mean() > 0.9
-    for name, exact in (("energy", e_x), ("q2", q2_x)):
+    for name, exact in (("energy", e_x), ("q2", q2_x), ("qk2", qk2_x)):
         diff = (ds[name].isel(t=-1).values - exact).reshape(16, WORD, -1)  # (word, b, T)
         w = ergodic[:, :, None]
         per_word = (diff * w).sum(axis=1) / w.sum(axis=1)  # (word, T)

@@ -13,9 +13,11 @@ import numpy as np
 
 from simcore.backends.cuda import load_module
 from simcore.models.ea3d.gpu import MAX_GRID_Y, compile_defines
+from simcore.models.ea3d.planes import count_bits, qk2_norm, qk2_weights
 
 CUDA_SOURCE = Path(__file__).with_name("cuda") / "ea3d_pt.cu"
-KERNELS = ("ea3d_pt_colour", "ea3d_pt_swap", "ea3d_pt_satisfied", "ea3d_pt_agreeing")
+KERNELS = ("ea3d_pt_colour", "ea3d_pt_swap", "ea3d_pt_satisfied", "ea3d_pt_agreeing",
+           "ea3d_pt_qk2")  # fmt: skip
 #: Sites a counting thread visits at most (its counter planes hold 6 x this).
 SITES_PER_COUNTER = 64
 
@@ -34,9 +36,19 @@ def counting_chunks(L: int) -> tuple[int, int]:
 
 def pt_defines(layout: str, L: int, k: int, n_slots: int) -> tuple[str, ...]:
     """The -D options of one build: the ea3d geometry, the number of slots and the
-    counters' bit planes."""
+    counters' bit planes (of the counting threads and of a lattice plane's counter)."""
     planes = counting_chunks(L)[1]
-    return (*compile_defines(layout, L, k), f"-DNSLOT={int(n_slots)}", f"-DNPLANES={planes}")
+    return (*compile_defines(layout, L, k), f"-DNSLOT={int(n_slots)}", f"-DNPLANES={planes}",
+            f"-DQBITS={count_bits(L)}")  # fmt: skip
+
+
+def qk2_launch(L: int) -> tuple[int, int]:
+    """Threads per block of ``ea3d_pt_qk2`` (one per lattice plane, at least the 64 bit
+    threads, at most 1024) and its dynamic shared bytes: the count of each plane and bit
+    (uint16 up to L = 255, whose L^2 fits, else uint32)."""
+    L = int(L)
+    threads = min(1024, max(64, -(-3 * L // 32) * 32))
+    return threads, 3 * L * 64 * (2 if L <= 255 else 4)
 
 
 class PTKernels:
@@ -47,7 +59,7 @@ class PTKernels:
         import cupy as cp
 
         module = load_module(CUDA_SOURCE, pt_defines(layout, L, k, n_slots))
-        self.colour, self.swap_k, self.sat_k, self.agree_k = (
+        self.colour, self.swap_k, self.sat_k, self.agree_k, self.qk2_k = (
             module.get_function(name) for name in KERNELS
         )
         self.L, self.k, self.half, self.n_slots = int(L), int(k), int(L) ** 3 // 2, n_slots
@@ -60,6 +72,21 @@ class PTKernels:
         self.grid_sat = (n_slots, chunks, self.k)
         self.grid_agree = (chunks, n_slots // 2, self.k)  # both colours: 2x the sites
         self.thr = cp.asarray(np.ascontiguousarray(thr, dtype=np.uint64).ravel())
+        self._qk2_setup(cp)
+
+    def _qk2_setup(self, cp) -> None:
+        """The launch of ``ea3d_pt_qk2``, its weights and norm (those of the CPU code)."""
+        threads, shared = qk2_launch(self.L)
+        limit = cp.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]
+        if shared > limit:
+            raise ValueError(f"qk2 on the GPU needs {shared} B of shared memory per block at "
+                             f"L = {self.L}, the device allows {limit} B")  # fmt: skip
+        if shared > 48 * 1024:
+            self.qk2_k.max_dynamic_shared_size_bytes = shared
+        self.qk2_block, self.qk2_shared = (threads, 1, 1), shared
+        self.qk2_grid = (self.k, self.n_slots // 2, 1)
+        self.qk2_wgt = cp.asarray(qk2_weights(self.L))
+        self.qk2_norm = np.float64(qk2_norm(self.L))
 
     def sweeps(self, S, J, t_from: int, n: int, k0: int, k1: int) -> None:
         """``n`` sweeps (red, then blue) of every slot from sweep ``t_from``."""
@@ -89,3 +116,14 @@ class PTKernels:
         out = cp.zeros((self.n_slots // 2, self.k, 64), dtype=cp.uint64)
         self.agree_k(self.grid_agree, self.block, (S, out))
         return cp.asnumpy(out).astype(np.int64)
+
+    def qk2(self, S) -> np.ndarray:
+        """|q(k_min)|^2 ``qk2[i, w, b]`` of the two replicas at each temperature on the
+        host (float64, equal to :func:`simcore.models.ea3d.planes.overlap_qk2` bit for
+        bit)."""
+        import cupy as cp
+
+        out = cp.empty((self.n_slots // 2, self.k, 64), dtype=cp.float64)
+        self.qk2_k(self.qk2_grid, self.qk2_block, (S, self.qk2_wgt, self.qk2_norm, out),
+                   shared_mem=self.qk2_shared)  # fmt: skip
+        return cp.asnumpy(out)

@@ -3,10 +3,11 @@ replicas at each of n_T temperatures, multispin Metropolis sweeps and replica ex
 
 The job loop: ``exchange_every`` sweeps of every slot, the energies of every slot and
 sample, one exchange step (:mod:`simcore.models.ea3d.pt_exchange`), the spins swapped to
-follow the accepted exchanges, then the measurement of e and q at every temperature,
-added to its logarithmic bin.  The same class runs on the CPU (numba) and, as
+follow the accepted exchanges, then the measurement of e, q and |q(k_min)|^2 at every
+temperature, added to its logarithmic bin.  The same class runs on the CPU (numba) and, as
 :class:`PTGPUSimulation`, on the GPU: only the spins live on the device; energies and
-overlaps come back as per-sample integers, and everything else is host code common to
+overlaps come back as per-sample integers (|q(k_min)|^2 as the float64 that the CPU
+computes, bit for bit), and everything else is host code common to
 both, so a GPU run equals its CPU twin bit for bit.
 """
 
@@ -26,6 +27,7 @@ from simcore.models.ea3d.lattice import (
     physical_table,
 )
 from simcore.models.ea3d.observables import agreeing_spins, satisfied_bonds
+from simcore.models.ea3d.planes import overlap_qk2, qk2_norm, qk2_weights, site_coordinates
 from simcore.models.ea3d.pt_exchange import accumulate, energies, exchange_step
 from simcore.models.ea3d.pt_kernels import pair_slots, swap_slots, sweeps_pt
 from simcore.models.ea3d.pt_ladder import temperatures
@@ -75,6 +77,8 @@ class PTSimulation(OnCPU, LockstepProgress):
         self.nbr = neighbour_table(self.lid, self.L)
         self.phys = physical_table(self.lid, self.L)
         self.pa, self.pb = pair_slots(self.n_T)
+        self.xyz = site_coordinates(self.lid, self.L)
+        self.wgt, self.norm = qk2_weights(self.L), qk2_norm(self.L)
 
     # -- state ---------------------------------------------------------------
     def initial_state(self) -> dict:
@@ -93,6 +97,7 @@ class PTSimulation(OnCPU, LockstepProgress):
             "e_sum": np.zeros((nb, nT, n)),
             "q2_sum": np.zeros((nb, nT, n)),
             "q4_sum": np.zeros((nb, nT, n)),
+            "qk2_sum": np.zeros((nb, nT, n)),
         }
         return self.from_host(host)
 
@@ -123,8 +128,10 @@ class PTSimulation(OnCPU, LockstepProgress):
                           st["round_trips"], st["accepted"], m,
                           int(self.cfg["sample_offset"]), self.k0, self.k1)  # fmt: skip
             self._swap(st, masks)
-            accumulate(E, self._agreeing(st), self.V, log_bin(m + 1), st["e_sum"],
-                       st["q2_sum"], st["q4_sum"])  # fmt: skip
+            j = log_bin(m + 1)
+            accumulate(E, self._agreeing(st), self.V, j, st["e_sum"], st["q2_sum"],
+                       st["q4_sum"])  # fmt: skip
+            st["qk2_sum"][j] += self._qk2(st)
             st["m"] = m + 1
 
     def sweeps(self, st: dict, t_from: int, n: int) -> None:
@@ -143,10 +150,15 @@ class PTSimulation(OnCPU, LockstepProgress):
         """Sites where the two replicas at each temperature agree, (n_T, samples) int64."""
         return agreeing_spins(st["S"], self.pa, self.pb).reshape(self.n_T, self.samples)
 
+    def _qk2(self, st: dict) -> np.ndarray:
+        """|q(k_min)|^2 of the two replicas at each temperature, (n_T, samples) float64."""
+        qk2 = overlap_qk2(st["S"], self.pa, self.pb, self.xyz, self.wgt, self.norm)
+        return qk2.reshape(self.n_T, self.samples)
+
     # -- output --------------------------------------------------------------
     def to_dataset(self, st: dict) -> xr.Dataset:
-        """Bin means of e, q^2 and q^4 per sample and temperature, exchange acceptances and
-        round trips, with CF-style attributes (global attributes by the runner)."""
+        """Bin means of e, q^2, q^4 and |q(k_min)|^2 per sample and temperature, exchange
+        acceptances and round trips, with CF-style attributes (global attributes by the runner)."""
         spec = self.spec
         bins = np.arange(self.n_bins)
         m_last = 1 << bins
@@ -186,6 +198,12 @@ class PTSimulation(OnCPU, LockstepProgress):
             "q4": (("sample", "T", "t"), st["q4_sum"].transpose(2, 1, 0) / count,
                    {"long_name": "q^4 of the two replicas' overlap, mean over the bin",
                     "units": "1"}),
+            "qk2": (("sample", "T", "t"), st["qk2_sum"].transpose(2, 1, 0) / count,
+                    {"long_name": "|q(k_min)|^2 of the two replicas' overlap field, k_min = "
+                     "2 pi / L along x, y and z (mean of the three), mean over the bin",
+                     "units": "1",
+                     "comment": "q(k) = (1/V) sum_x q_x exp(i k.x), q_x = sigma^a_x "
+                     "sigma^b_x, V = L^3; at k = 0 it is q"}),
             "exchange_acceptance": (("sample", "T_pair"), st["accepted"] / attempts,
                                     {"long_name": "accepted fraction of the exchange "
                                      "attempts between T_i and T_(i+1), both replicas",
@@ -224,3 +242,6 @@ class PTGPUSimulation(StateOnGPU, PTSimulation):
 
     def _agreeing(self, st: dict) -> np.ndarray:
         return self._kernels.agreeing(st["S"]).reshape(self.n_T, self.samples)
+
+    def _qk2(self, st: dict) -> np.ndarray:
+        return self._kernels.qk2(st["S"]).reshape(self.n_T, self.samples)

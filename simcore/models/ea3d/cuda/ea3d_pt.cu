@@ -1,14 +1,17 @@
 // Parallel tempering of the EA3D spin glass (model ea3d_pt): the multispin sweep of every
 // temperature slot, the swap of configurations between slots, and the per-sample counts
-// the host needs (satisfied bonds for the energies, agreeing spins for the overlaps).
+// the host needs (satisfied bonds for the energies, agreeing spins for the overlaps, and
+// |q(k_min)|^2 of the overlap field).
 //
-// The GPU twins of simcore/models/ea3d/pt_kernels.py and of satisfied_bonds /
-// agreeing_spins in simcore/models/ea3d/observables.py; conventions in
+// The GPU twins of simcore/models/ea3d/pt_kernels.py, of satisfied_bonds / agreeing_spins
+// in simcore/models/ea3d/observables.py and of overlap_qk2 in
+// simcore/models/ea3d/planes.py; conventions in
 // simcore/models/ea3d/pt_spec.py.  Arrays: S[slot, c, w, j] (NSLOT, 2, K, HALF), slot =
 // 2 i + r; J[c, d, w, j] (2, 6, K, HALF); thr[3 i + 0..2] = (T4, T8, T12) of temperature i.
 //
 // Compile-time (-D): L, K, LAYOUT, LOG2L as for ea3d_amsc.cu; NSLOT = 2 n_T; NPLANES
-// (the host launches the counting kernels so that no thread counts beyond 2^NPLANES - 1).
+// (the host launches the counting kernels so that no thread counts beyond 2^NPLANES - 1);
+// QBITS, the bit planes of a lattice plane's counter (L^2 < 2^QBITS).
 
 #include "ea3d_site.cuh"  // geometry, neighbours(), satisfied_count(), flip_mask()
 
@@ -19,6 +22,9 @@
 #define TAG_PT (STREAM_EA_PT_METROPOLIS << 24)
 #ifndef NPLANES
 #define NPLANES 12  // bit planes of a thread's vertical counter: counts < 2^NPLANES
+#endif
+#ifndef QBITS
+#define QBITS 7  // bit planes of a lattice plane's counter (L = 8: 64 sites < 2^7)
 #endif
 
 __device__ __forceinline__ size_t at(int slot, int c, u32 w, u32 j) {
@@ -162,4 +168,92 @@ extern "C" __global__ void ea3d_pt_agreeing(const u64 *__restrict__ S,
     add_planes(planes, ~(S[at(2 * i, c, w, j)] ^ S[at(2 * i + 1, c, w, j)]), 0);
   }
   flush_planes(planes, cnt, &out[((size_t)i * K + w) * 64]);
+}
+
+// (colour, index) of site (x, y, z) in the layout (lattice.layout_index)
+__device__ __forceinline__ void site_at(u32 x, u32 y, u32 z, int &c, u32 &j) {
+  c = (x + y + z) & 1;
+#if LAYOUT == 1
+  const u32 yp = (y + L - x) % L, zp = (x + L - y + z) % L;
+  j = x + L * (yp + L * (zp >> 1));
+#else
+  j = (x + L * (y + L * z)) >> 1;
+#endif
+}
+
+// Carry-save add per bit position: acc + u + v = acc' + 2 carry
+__device__ __forceinline__ void csa(u64 &acc, u64 u, u64 v, u64 &carry) {
+  const u64 s = acc ^ u;
+  carry = (acc & u) | (s & v);
+  acc = s ^ v;
+}
+
+// A_d(c) <= L^2 in the shared counts of ea3d_pt_qk2
+#if L <= 255
+typedef unsigned short plane_count_t;
+#else
+typedef unsigned int plane_count_t;
+#endif
+
+// |q(k_min)|^2 of the two replicas at temperature i (planes.overlap_qk2), block (w, i):
+// thread p < 3 L (looping by blockDim.x) counts the agreeing sites of plane p = d L + c
+// (coordinate d of the site equal to c) in bit-sliced counters, four sites at a time, and
+// stores each bit's count A_d(c) in the dynamic shared memory cnt[p * 64 + b] (3 L 64
+// plane_count_t); then thread b < 64 forms the integer C(r) = sum_p P(p) P(p + r along its axis), P = 2 A - L^2,
+// of sample bit b, and the float sum over r = 0..L/2 of wgt[r] C(r), divided by norm,
+// with no FMA (the numba order), into out[(i * K + w) * 64 + b].  blockDim.x >= 64.
+extern "C" __global__ void ea3d_pt_qk2(const u64 *__restrict__ S, const double *__restrict__ wgt,
+                                       double norm, double *__restrict__ out) {
+  extern __shared__ plane_count_t cnt[];
+  const u32 w = blockIdx.x;
+  const int i = blockIdx.y;
+  for (u32 p = threadIdx.x; p < 3 * L; p += blockDim.x) {
+    const u32 d = p / L, c = p % L;
+    u64 planes[QBITS];
+#pragma unroll
+    for (int q = 0; q < QBITS; q++) planes[q] = 0;
+    for (u32 uv = 0; uv < L * L; uv += 4) {  // L^2 is a multiple of 4
+      u64 g[4];
+#pragma unroll
+      for (int m = 0; m < 4; m++) {
+        const u32 u = (uv + m) % L, v = (uv + m) / L;
+        const u32 x = d == 0 ? c : u, y = d == 1 ? c : (d == 0 ? u : v), z = d == 2 ? c : v;
+        int col;
+        u32 j;
+        site_at(x, y, z, col, j);
+        g[m] = ~(S[at(2 * i, col, w, j)] ^ S[at(2 * i + 1, col, w, j)]);
+      }
+      // the four words into the counter: two carry-save adds at level 0, one at level 1,
+      // then a ripple carry from level 2
+      u64 c0, c1, carry;
+      csa(planes[0], g[0], g[1], c0);
+      csa(planes[0], g[2], g[3], c1);
+      csa(planes[1], c0, c1, carry);
+#pragma unroll
+      for (int q = 2; q < QBITS; q++) {
+        const u64 t = planes[q] & carry;
+        planes[q] ^= carry;
+        carry = t;
+      }
+    }
+    for (int b = 0; b < 64; b++) {
+      u32 a = 0;
+#pragma unroll
+      for (int q = 0; q < QBITS; q++) a |= (u32)((planes[q] >> b) & 1ull) << q;
+      cnt[p * 64 + b] = (plane_count_t)a;
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x >= 64) return;
+  const u32 b = threadIdx.x;
+  double acc = 0.0;
+  for (u32 r = 0; r <= L / 2; r++) {
+    long long C = 0;
+    for (u32 p = 0; p < 3 * L; p++) {
+      const u32 c = p % L, p2 = p - c + (c + r) % L;
+      C += (2ll * cnt[p * 64 + b] - L * L) * (2ll * cnt[p2 * 64 + b] - L * L);
+    }
+    acc = __dadd_rn(acc, __dmul_rn(__ldg(&wgt[r]), __ll2double_rn(C)));
+  }
+  out[((size_t)i * K + w) * 64 + b] = __ddiv_rn(acc, norm);
 }
