@@ -37,6 +37,7 @@ from analysis.kpz_fits import (
     set_variable,
 )
 from analysis.kpz_literature import REFERENCE_BETA, dim_of
+from analysis.kpz_plateau import put_beta_plateau
 from analysis.stats import default_groups, jackknife
 from simcore.io.dataset import unit_attributes
 
@@ -182,8 +183,11 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
         :data:`analysis.kpz_fits.BETA_FIT_RULE`, one entry per lower end
         ``beta_fit_t_lower`` of :data:`analysis.kpz_fits.BETA_FIT_T_LOWERS`, with
         ``beta_fit_t_upper``; NaN with the reason in ``comment`` where a window cannot be
-        fitted); ``snapshot`` with its coordinates (``snapshot_sample``, ``snapshot_seed``,
-        ``y``, ``x``) unchanged where ``ds`` has height snapshots (:func:`_put_snapshot`).
+        fitted); ``beta_plateau``, ``beta_plateau_slope`` (each with ``_err``),
+        ``beta_plateau_chi2_per_dof`` and ``beta_plateau_n_points`` over ``beta_plateau``
+        (:mod:`analysis.kpz_plateau`: is beta_eff flat at late times?); ``snapshot``
+        with its coordinates (``snapshot_sample``, ``snapshot_seed``, ``y``, ``x``)
+        unchanged where ``ds`` has height snapshots (:func:`_put_snapshot`).
         Global attributes of ``ds`` are copied and ``analysis_method``,
         ``lambda_window_rule``, ``beta_fit_rule``, ``reference_beta`` (d=1, 2),
         ``jackknife_groups`` are added.
@@ -203,6 +207,7 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
     out = _means(ds, data, est, err, times, t_units)
     out = put_lambdas(out, ds, data, est, err, groups, t_units)
     out = put_beta_fit(out, ds, data, times, groups, t_units)
+    out = put_beta_plateau(out, ds, data, times, groups, t_units)
     if "snapshot" in ds.data_vars:
         out = _put_snapshot(out, ds)
     out.attrs = _attrs(ds, groups)

@@ -38,6 +38,7 @@ __all__ = [
     "SIGNAL_SIGMAS",
     "BetaFitWindow",
     "LambdaWindows",
+    "beta_fit_windows",
     "put_beta_fit",
     "put_lambdas",
     "set_variable",
@@ -244,28 +245,35 @@ class BetaFitWindow(NamedTuple):
     reason: str
 
 
-def _beta_fit_windows(
-    ds: xr.Dataset, t_eff: np.ndarray, t_upper: np.ndarray, beta: np.ndarray, err: np.ndarray
+def beta_fit_windows(
+    ds: xr.Dataset,
+    t_eff: np.ndarray,
+    t_upper: np.ndarray,
+    beta: np.ndarray,
+    err: np.ndarray,
+    lowers: Sequence[float] = BETA_FIT_T_LOWERS,
+    min_points: int = BETA_FIT_MIN_POINTS,
 ) -> list[BetaFitWindow]:
-    """The windows of :data:`BETA_FIT_RULE` for each of :data:`BETA_FIT_T_LOWERS`, from the
+    """The windows of :data:`BETA_FIT_RULE` for each lower end of ``lowers``, from the
     beta_eff values ``beta`` (errors ``err``) at ``t_eff``, each from the pair of times
-    ending at ``t_upper``."""
+    ending at ``t_upper``; ``min_points`` values at least (the plateau of
+    :mod:`analysis.kpz_plateau` takes the same windows with other lower ends)."""
     none = np.zeros(0, dtype=np.int64)
     dim = dim_of(ds)
     if dim not in REFERENCE_BETA:
         why = "substrate dimension unknown" if dim is None else f"d = {dim}"
         return [BetaFitWindow(t, none, f"{why}: fitted only for d = 1, 2")
-                for t in BETA_FIT_T_LOWERS]  # fmt: skip
+                for t in lowers]  # fmt: skip
     onset = saturation_onset(ds)
     end = np.inf if onset is None else onset
     out = []
-    for t_lo in BETA_FIT_T_LOWERS:
+    for t_lo in lowers:
         idx = np.flatnonzero((t_eff >= t_lo) & (t_upper <= end))
         reason = ""
-        if idx.size < BETA_FIT_MIN_POINTS:
+        if idx.size < min_points:
             before = "" if onset is None else f" before the finite-size regime (t > {end:g})"
             reason = (f"{idx.size} beta_eff value(s) with t_eff >= {t_lo:g}{before}, fewer "
-                      f"than {BETA_FIT_MIN_POINTS}")  # fmt: skip
+                      f"than {min_points}")  # fmt: skip
         elif not np.all(np.isfinite(beta[idx])):
             reason = f"beta_eff not finite in the window t_eff >= {t_lo:g}"
         elif not np.all(np.isfinite(err[idx]) & (err[idx] > 0)):
@@ -327,7 +335,7 @@ def put_beta_fit(
     each NaN where its window cannot be fitted, the reason in the comment."""
     t_eff = out["t_eff"].values
     beta, err = out["beta_eff"].values, out["beta_eff_err"].values
-    windows = _beta_fit_windows(ds, t_eff, out["t_upper"].values, beta, err)
+    windows = beta_fit_windows(ds, t_eff, out["t_upper"].values, beta, err)
     weights = np.where(np.isfinite(err) & (err > 0), err, 1.0)  # outside the windows: unused
     est, jk_err = jackknife(data[["W2"]], _beta_fit(windows, times, weights), dim="sample",
                             n_groups=groups, vectorized=True)  # fmt: skip
