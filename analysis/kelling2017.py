@@ -58,6 +58,7 @@ from analysis.kelling2017_labels import (
 from analysis.kpz_figures import Curve, draw_decaying, load_analyses, noise_legend_entry
 from analysis.kpz_fits import BETA_FIT_T_LOWER
 from analysis.kpz_literature import BETA
+from analysis.kpz_plateau import PLATEAU_T_LOWER
 from analysis.plotting import (
     PANEL_HEIGHT,
     STYLE,
@@ -96,6 +97,11 @@ __all__ = [
 #: the more precise value of its ref. [13] drawn dashed.
 FIG6_BETA = BETA["2d_kelling2011"]
 FIG6_BETA_PRECISE = BETA["2d"]
+#: The horizontal axes of Fig. 6 (option ``x``), and the first t of each panel against 1/t.
+FIG6_X = ("t", "inverse_t")
+FIG6_INVERSE_T_MINS = (100.0, 1000.0)
+#: The 1/t axes show 1000/t (plain tick labels).
+FIG6_INVERSE_SCALE = 1000.0
 
 #: The colour of the asymptotic value of Fig. 6 (orange, as in kelling2017 Fig. 6: the
 #: curves' palette leaves it out).
@@ -303,7 +309,65 @@ def _fit_label(fit: tuple[float, ...] | None) -> str:
     return rf"$\beta = {value_error_text(fit[0], fit[1])}$ (fit, {window})"
 
 
-def plot_fig6(datasets: Sequence[xr.Dataset]) -> Figure:
+def _plateau(ds: xr.Dataset) -> tuple[float, float, float, float] | None:
+    """The plateau of the main window (:data:`analysis.kpz_plateau.PLATEAU_T_LOWER`) of a
+    point: (level, error, t_lower, t_upper); None where the file has none or it is NaN."""
+    if "beta_plateau" not in ds.variables:
+        return None
+    at = np.flatnonzero(np.asarray(ds["beta_plateau_t_lower"].values) == PLATEAU_T_LOWER)
+    if at.size != 1:
+        return None
+    k = int(at[0])
+    names = ("beta_plateau", "beta_plateau_err", "beta_plateau_t_lower", "beta_plateau_t_upper")
+    vals = tuple(float(ds[v].values[k]) for v in names)
+    return vals if all(np.isfinite(vals)) else None  # type: ignore[return-value]
+
+
+def _check_fig6_input(dss: Sequence[xr.Dataset], x: str) -> None:
+    """``ValueError`` for a point that is not 2+1-dimensional, or an unknown ``x``."""
+    if x not in FIG6_X:
+        raise ValueError(f"fig6 option x = {x!r}: one of {', '.join(FIG6_X)}")
+    for d in dss:
+        dim = d.attrs.get("dim")
+        if dim is not None and str(dim) != "2":
+            raise ValueError(
+                f"{source_of(d)}: dim={dim}, but fig6 compares with the 2+1-dimensional "
+                f"KPZ exponent beta = {FIG6_BETA.value}"
+            )
+
+
+def _fig6_curve(
+    ax: Any, ds: xr.Dataset, label: str, style: dict, t_min: float | None, plateau: bool
+) -> None:
+    """One point's beta_eff with its fit line, and its plateau where asked for; against
+    1/t from ``t_min`` on, or against t where ``t_min`` is None."""
+    t = np.asarray(ds["t_eff"].values, dtype=float)
+    y = np.asarray(ds["beta_eff"].values, dtype=float)
+    e = np.asarray(ds["beta_eff_err"].values, dtype=float)
+    inverse = t_min is not None
+    ok = np.isfinite(y) & (t >= (t_min if inverse else np.nextafter(0, 1)))
+    fit = _main_fit(ds)
+    level = _plateau(ds) if plateau else None
+    text = f"{label}\n{_fit_label(fit)}"
+    if level is not None:
+        text += (rf"; plateau ${value_error_text(level[0], level[1])}$ "
+                 rf"($t \geq {level[2]:g}$)")  # fmt: skip
+
+    def xs(times: np.ndarray) -> np.ndarray:
+        return FIG6_INVERSE_SCALE / times if inverse else times
+
+    ax.errorbar(xs(t[ok]), y[ok], yerr=np.nan_to_num(e[ok]), label=text, **style)
+    line = {"color": style["color"], "zorder": style["zorder"] + 1}
+    if fit is not None and all(np.isfinite(fit)):
+        beta, _, a, omega, t_lo, t_hi = fit
+        tt = np.geomspace(max(t_lo, t_min) if inverse else t_lo, t_hi, 200)
+        ax.plot(xs(tt), beta + a * tt**-omega, linewidth=0.6, **line)
+    if level is not None:
+        ends = np.array([level[2], level[3]])
+        ax.plot(xs(ends), [level[0]] * 2, linewidth=1.2, linestyle="--", **line)
+
+
+def plot_fig6(datasets: Sequence[xr.Dataset], x: str = "t", plateau: bool = False) -> Figure:
     """kelling2017 Fig. 6: beta_eff(t) per point with the asymptotic beta of its ref. [19].
 
     Error bars are the jackknife errors of the analysis file; each point's fit
@@ -313,58 +377,37 @@ def plot_fig6(datasets: Sequence[xr.Dataset]) -> Figure:
     window could not be fitted).  The references: kelling2017's asymptotic 0.2415(15) as an
     orange band (value +- error, under the data) with a line at the value, and 0.2414(2)
     (its sec. 2.1) dashed, both lines above the data.  Curves may differ at finite t
-    (corrections to scaling) but should approach the band.  Raises ``ValueError`` for a
-    point whose substrate dimension is not 2: the references are the 2+1-dimensional
-    values.
+    (corrections to scaling) but should approach the band.  ``x = "inverse_t"`` draws
+    against 1000/t on linear axes, one panel from each t of :data:`FIG6_INVERSE_T_MINS`
+    (t -> infinity at the left edge).  ``plateau``: each point's plateau of the main window
+    (:mod:`analysis.kpz_plateau`) as a dashed segment over its window, quoted in the
+    legend.  Raises ``ValueError`` for a point whose substrate dimension is not 2: the
+    references are the 2+1-dimensional values.
     """
     dss = reference_first(datasets)
-    for d in dss:
-        dim = d.attrs.get("dim")
-        if dim is not None and str(dim) != "2":
-            raise ValueError(
-                f"{source_of(d)}: dim={dim}, but fig6 compares with the 2+1-dimensional "
-                f"KPZ exponent beta = {FIG6_BETA.value}"
-            )
-    value, err = FIG6_BETA.value, FIG6_BETA.error
+    _check_fig6_input(dss, x)
     # beta_eff fills the width around the reference: the legend goes below the axes;
     # each point's entry takes two lines (its fit)
     height = PANEL_HEIGHT + 0.13 * (2 * len(dss) + 2)
+    zooms = FIG6_INVERSE_T_MINS if x == "inverse_t" else (None,)
     with matplotlib.rc_context(STYLE):
-        fig, axes = new_figure(1, 1, height)
-        ax = axes[0, 0]
-        for ds, label, style in zip(dss, curve_labels(dss), curve_styles(dss), strict=True):
-            t = np.asarray(ds["t_eff"].values, dtype=float)
-            y = np.asarray(ds["beta_eff"].values, dtype=float)
-            e = np.asarray(ds["beta_eff_err"].values, dtype=float)
-            ok = np.isfinite(y) & (t > 0)
-            fit = _main_fit(ds)
-            ax.errorbar(t[ok], y[ok], yerr=np.nan_to_num(e[ok]),
-                        label=f"{label}\n{_fit_label(fit)}", **style)  # fmt: skip
-            if fit is not None and all(np.isfinite(fit)):
-                beta, _, a, omega, t_lo, t_hi = fit
-                tt = np.geomspace(t_lo, t_hi, 200)
-                ax.plot(tt, beta + a * tt**-omega, color=style["color"], linewidth=0.6,
-                        zorder=style["zorder"] + 1)  # fmt: skip
-        band = ax.axhspan(
-            value - err,
-            value + err,
-            color=_REF_COLOR,
-            alpha=0.3,
-            linewidth=0,
-            label=rf"$\beta = {FIG6_BETA.text}$ (kelling2017)",
-            zorder=1,
-        )
-        ax.axhline(value, **guide_style(color=_REF_COLOR, linestyle="-"))  # above the data
-        precise = ax.axhline(FIG6_BETA_PRECISE.value, **guide_style(),
-                             label=rf"$\beta = {FIG6_BETA_PRECISE.text}$ "
-                             "(kelling2017 sec. 2.1)")  # fmt: skip
-        ax.set_xscale("log")
-        log_tick_labels(ax)
-        ax.set_xlabel(time_label(dss))
-        ax.set_ylabel(r"$\beta_{eff}$")
-        handles, labels = ax.get_legend_handles_labels()  # errorbars come after the band
-        refs = [handles.index(precise), handles.index(band)]
-        order = [*(i for i in range(len(handles)) if i not in refs), *refs]  # references last
+        fig, axes = new_figure(1, len(zooms), height)
+        refs = [_fig6_references(ax) for ax in axes[0]]  # the legend takes the first's
+        for ax, t_min in zip(axes[0], zooms, strict=True):
+            for ds, label, style in zip(dss, curve_labels(dss), curve_styles(dss), strict=True):
+                _fig6_curve(ax, ds, label, style, t_min, plateau)
+            if t_min is not None:
+                ax.set_xlim(0.0, 1.02 * FIG6_INVERSE_SCALE / t_min)
+                label = time_label(dss, symbol=f"{FIG6_INVERSE_SCALE:g}/t")
+                ax.set_xlabel(label.replace("[", "[1/", 1))
+            else:
+                ax.set_xscale("log")
+                log_tick_labels(ax)
+                ax.set_xlabel(time_label(dss))
+            ax.set_ylabel(r"$\beta_{eff}$")
+        handles, labels = axes[0, 0].get_legend_handles_labels()  # errorbars after the band
+        at = [handles.index(r) for r in refs[0]]
+        order = [*(i for i in range(len(handles)) if i not in at), *at]  # references last
         fig.legend(
             [handles[i] for i in order],
             [labels[i] for i in order],
@@ -372,6 +415,19 @@ def plot_fig6(datasets: Sequence[xr.Dataset]) -> Figure:
             fontsize=6,
         )
     return fig
+
+
+def _fig6_references(ax: Any) -> tuple[Any, Any]:
+    """kelling2017's asymptotic beta as a band with a line, and its sec. 2.1 value dashed;
+    their legend handles (line, band)."""
+    value, err = FIG6_BETA.value, FIG6_BETA.error
+    band = ax.axhspan(value - err, value + err, color=_REF_COLOR, alpha=0.3, linewidth=0,
+                      label=rf"$\beta = {FIG6_BETA.text}$ (kelling2017)", zorder=1)  # fmt: skip
+    ax.axhline(value, **guide_style(color=_REF_COLOR, linestyle="-"))  # above the data
+    precise = ax.axhline(FIG6_BETA_PRECISE.value, **guide_style(),
+                         label=rf"$\beta = {FIG6_BETA_PRECISE.text}$ "
+                         "(kelling2017 sec. 2.1)")  # fmt: skip
+    return precise, band
 
 
 # ----------------------------------------------------------------------------- drawing
@@ -414,10 +470,11 @@ def fig5b(inputs: Sequence[str]) -> Drawn:
     return plot_fig5b(datasets), provenance(datasets)
 
 
-def fig6(inputs: Sequence[str]) -> Drawn:
-    """Fig. 6 (:func:`plot_fig6`) from the analysis files ``inputs`` of 2D points."""
+def fig6(inputs: Sequence[str], x: str = "t", plateau: bool = False) -> Drawn:
+    """Fig. 6 (:func:`plot_fig6`) from the analysis files ``inputs`` of 2D points: against
+    t or (``x = "inverse_t"``) 1/t, with each point's plateau where ``plateau``."""
     datasets = load_paper_analyses(inputs)
-    return plot_fig6(datasets), provenance(datasets)
+    return plot_fig6(datasets, x=x, plateau=plateau), provenance(datasets)
 
 
 def performance(inputs: Sequence[str]) -> Drawn:

@@ -222,6 +222,34 @@ def test_fig6_reference_band_and_error_bars(files: dict[str, Path]) -> None:
         kelling2017.plot_fig6([d1])
 
 
+def test_fig6_against_inverse_time_with_the_plateau(files: dict[str, Path]) -> None:
+    """``x="inverse_t", plateau=True``: two panels against 1000/t (from t = 100 and 1000),
+    each with every beta_eff at t >= its start and its error bar, and each point's
+    plateau of the main window as a dashed segment at its level over 1000/t_upper ..
+    1000/t_lower, quoted in the legend."""
+    datasets = load(files, "long_dtrdb", "long_dtrdt")
+    fig = kelling2017.plot_fig6(datasets, x="inverse_t", plateau=True)
+    assert len(fig.axes) == 2 and not _means_without_errors(fig)
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    for ax, t_min in zip(fig.axes, kelling2017.FIG6_INVERSE_T_MINS, strict=True):
+        assert ax.get_xlim()[0] == 0.0 and "1000/t" in ax.get_xlabel()
+        for ds, container, label in zip(datasets, ax.containers, labels[:2], strict=True):
+            t = ds["t_eff"].values
+            ok = np.isfinite(ds["beta_eff"].values) & (t >= t_min)
+            x = np.asarray(container.lines[0].get_xdata())
+            np.testing.assert_allclose(np.sort(x), np.sort(1000.0 / t[ok]))
+            k = int(np.flatnonzero(ds["beta_plateau_t_lower"].values == 1000.0)[0])
+            level = float(ds["beta_plateau"].values[k])
+            text = value_error_text(level, float(ds["beta_plateau_err"].values[k]))
+            assert f"plateau ${text}$" in label
+            color = to_rgba(container.lines[0].get_color())
+            (seg,) = [line for line in ax.get_lines() if line.get_linestyle() == "--"
+                      and to_rgba(line.get_color()) == color]  # fmt: skip
+            np.testing.assert_allclose(seg.get_ydata(), [level, level])
+            t_hi = float(ds["beta_plateau_t_upper"].values[k])
+            np.testing.assert_allclose(seg.get_xdata(), [1.0, 1000.0 / t_hi])
+
+
 def test_fig6_draws_each_fit_over_its_window(files: dict[str, Path]) -> None:
     """Points to t = 10^4: each point's fit of the main window (t_eff >= 100) is a thin
     line of its colour from 100 to the window's last t_eff, beta + a t^-omega, and its
@@ -395,7 +423,8 @@ def test_cli_options_and_input_counts(
     bench = str(write_bench(tmp_path / "bench.csv", bench_rows()))
     cases = [
         (["fig7", bench], ["unknown paper figure 'fig7'", "fig6"]),
-        (["fig6", "--set", "s=5", *inputs], ["fig6 has no option 's'", "it takes none"]),
+        (["fig6", "--set", "s=5", *inputs], ["fig6 has no option 's'", "its options: x, plateau"]),
+        (["fig6", "--set", "x=log_t", *inputs], ["fig6 option x = 'log_t'", "t, inverse_t"]),
         (["fig3b", "--set", "t=5", *inputs], ["no option 't'", "its options: s"]),
         (["fig3b", "--set", "s", *inputs], ["--set takes KEY=VALUE"]),
         (["fig3b", "--set", "s=20", *inputs], ["dtrdt11.nc: no waiting time s=20"]),
