@@ -1,6 +1,7 @@
 """Edwards-Anderson spin glass in equilibrium by parallel tempering (ea3d_pt): energy,
-overlap moments, Binder ratio, spin-glass susceptibility, the crossings of the Binder
-ratios of successive sizes, and the evidence of equilibrium.
+overlap moments, Binder ratio, spin-glass susceptibility, second-moment correlation length,
+the crossings of the Binder ratios (or of xi_L / L) of successive sizes, and the evidence
+of equilibrium.
 
 Analysis (:func:`analyze`) of one aggregated dataset (one size L, one temperature ladder).
 ``<.>`` is the thermal average of one disorder sample (its bin mean), ``[.]`` the average
@@ -16,6 +17,19 @@ half of the run:
 * ``binder_jk(jk_group, T)``: the jackknife replicas of g (g of the samples without group
   k), with the coordinate ``jk_group_size`` (the samples left out): what
   :func:`crossings` needs to give a crossing of two sizes its error without the run files.
+
+Where the run file has ``qk2`` = |q(k_min)|^2 of the overlap field (k_min = 2 pi / L along
+each axis; older runs have none, and their analysis is unchanged), the second-moment
+correlation length (Ballesteros et al., PRB 62, 14237 (2000); Katzgraber, Koerner, Young,
+PRB 73, 224432 (2006)), whose ratio to L crosses at T_c like g:
+
+* ``qk2_mean/err(T)``: [<|q(k_min)|^2>];
+* ``xi/xi_err(T)``: xi_L = sqrt(chi(0)/chi(k_min) - 1) / (2 sin(k_min/2)) with chi(0) =
+  V [<q^2>], chi(k_min) = V [<|q(k_min)|^2>] (lattice spacings; NaN where chi(0)/chi(k_min)
+  <= 1), of the disorder means, as g; ``xi_over_L/xi_over_L_err(T)``: xi_L / L;
+* ``xi_over_L_jk(jk_group, T)``: its jackknife replicas, as ``binder_jk``;
+* ``binder_bin/binder_bin_err(T, t)``, ``xi_over_L_bin/xi_over_L_bin_err(T, t)``: g and
+  xi_L / L of every logarithmic bin (their equilibration).
 
 The evidence of equilibrium:
 
@@ -38,11 +52,12 @@ word_groups`): the 64 samples of a word share their random numbers, so words, no
 are independent.  With a single word the groups split it, and the errors ignore that
 correlation (the attribute ``jackknife_groups_note`` says so).
 
-Crossings of the Binder ratios of successive sizes (:mod:`analysis.ea3d_pt_crossings`;
-``python -m analysis.ea3d_pt crossings ANALYSIS.nc ...`` prints them as a Markdown table,
-:func:`main`) and the campaign figures (:func:`draw_figures`, of
-:mod:`analysis.ea3d_pt_figures`) are drawn from the analyses.  This is the model's
-analysis module (the ea3d_pt spec names it): :func:`analyze` and :func:`draw_figures`.
+Crossings of the Binder ratios (or of xi_L / L) of successive sizes
+(:mod:`analysis.ea3d_pt_crossings`; ``python -m analysis.ea3d_pt crossings [--of
+xi_over_L] ANALYSIS.nc ...`` prints them as a Markdown table, :func:`main`) and the
+campaign figures (:func:`draw_figures`, of :mod:`analysis.ea3d_pt_figures`) are drawn
+from the analyses.  This is the model's analysis module (the ea3d_pt spec names it):
+:func:`analyze` and :func:`draw_figures`.
 """
 
 from __future__ import annotations
@@ -57,14 +72,14 @@ import xarray as xr
 
 from analysis.dispatch import fail
 from analysis.ea3d import word_groups
-from analysis.ea3d_pt_crossings import JK_DIM, crossing_table
+from analysis.ea3d_pt_crossings import JK_DIM, QUANTITIES, crossing_table
 from analysis.ea3d_pt_figures import draw_figures
 from analysis.estimates import analysis_attrs
 from analysis.stats import JACKKNIFE_DIM, jackknife_replicas, replica_error
 from simcore.interrupt import run_main
 from simcore.io.dataset import unit_attributes
 
-__all__ = ["REQUIRED", "analyze", "draw_figures", "main"]
+__all__ = ["REQUIRED", "XI_VARIABLES", "analyze", "correlation_length", "draw_figures", "main"]
 
 #: Variables of the run file the analysis needs.
 REQUIRED = ("energy", "q2", "q4", "exchange_acceptance", "round_trips")
@@ -75,10 +90,37 @@ _COORDINATES = ("T", "T_pair", "t", "t_first")
 # ----------------------------------------------------------------------------- analysis
 
 
-def _derived(m: xr.Dataset, volume: float) -> xr.Dataset:
-    """The sample means with the Binder ratio and chi_SG of the last bin added."""
+#: What the analysis adds where the run file has ``qk2`` (the module doc).
+XI_VARIABLES = (
+    "qk2_mean", "qk2_err", "xi", "xi_err", "xi_over_L", "xi_over_L_err", "xi_over_L_jk",
+    "binder_bin", "binder_bin_err", "xi_over_L_bin", "xi_over_L_bin_err",
+)  # fmt: skip
+#: The outputs that are functions of the disorder means (no ``_mean`` suffix).
+_DERIVED = ("binder", "chi_sg", "xi", "xi_over_L", "binder_bin", "xi_over_L_bin")
+
+
+def correlation_length(q2: xr.DataArray, qk2: xr.DataArray, L: int) -> xr.DataArray:
+    """The second-moment correlation length xi_L = sqrt([q2]/[qk2] - 1) / (2 sin(k_min/2)),
+    k_min = 2 pi / L, of the disorder means [<q^2>] and [<|q(k_min)|^2>] (chi(0)/chi(k_min)
+    = [q2]/[qk2]); NaN where that ratio is <= 1 (no finite xi_L)."""
+    ratio = q2 / qk2
+    return np.sqrt((ratio - 1.0).where(ratio > 1.0)) / (2.0 * np.sin(np.pi / L))
+
+
+def _derived(m: xr.Dataset, L: int) -> xr.Dataset:
+    """The sample means with the Binder ratio and chi_SG of the last bin added, and where
+    ``qk2`` is there xi_L, xi_L / L (last bin) and g and xi_L / L per bin."""
     q2, q4 = m["q2"], m["q4"]
-    return m.assign(binder=0.5 * (3.0 - q4 / q2**2), chi_sg=volume * q2)
+    out = m.assign(binder=0.5 * (3.0 - q4 / q2**2), chi_sg=float(L) ** 3 * q2)
+    if "qk2" not in m:
+        return out
+    xi = correlation_length(q2, m["qk2"], L)
+    return out.assign(
+        xi=xi,
+        xi_over_L=xi / L,
+        binder_bin=0.5 * (3.0 - m["q4_bin"] / m["q2_bin"] ** 2),
+        xi_over_L_bin=correlation_length(m["q2_bin"], m["qk2_bin"], L) / L,
+    )
 
 
 def _set(out: xr.Dataset, name: str, value: Any, long_name: str, units: dict, **extra: Any) -> None:
@@ -125,7 +167,12 @@ def _per_sample(ds: xr.Dataset) -> xr.Dataset:
             "round_trips": ds["round_trips"].mean("replica"),
             "round_trips_per_config": ds["round_trips"].mean(("replica", "walker")),
         }
-    ).astype(np.float64)
+    )
+    if "qk2" in ds:
+        per_sample = per_sample.assign(
+            q4_bin=ds["q4"], qk2_bin=ds["qk2"], qk2=last["qk2"]
+        )  # fmt: skip
+    per_sample = per_sample.astype(np.float64)
     return per_sample.drop_vars([c for c in per_sample.coords if c != "sample"])
 
 
@@ -180,6 +227,24 @@ def _quantities(e_units: dict, eq: dict) -> dict[str, tuple[str, str, dict, dict
     }  # fmt: skip
 
 
+def _xi_quantities(eq: dict) -> dict[str, tuple[str, str, dict, dict]]:
+    """As :func:`_quantities`, those of the correlation length (a run file with ``qk2``)."""
+    one = {"units": "1"}
+    xi = "second-moment correlation length xi_L = sqrt(chi(0)/chi(k_min) - 1) / (2 sin(k_min/2))"
+    lattice = {**eq, "comment": f"{eq['comment']}; in lattice spacings; chi(0) = V [<q^2>], "
+               "chi(k_min) = V [<|q(k_min)|^2>], k_min = 2 pi / L; NaN where chi(0)/chi(k_min) "
+               "<= 1"}  # fmt: skip
+    return {
+        "qk2": ("qk2", "[<|q(k_min)|^2>] of the overlap field of the two replicas, k_min = "
+                "2 pi / L (mean over x, y, z)", one, eq),
+        "xi": ("xi", xi, one, lattice),
+        "xi_over_L": ("xi_over_L", "xi_L / L, the second-moment correlation length over L",
+                      one, lattice),
+        "binder_bin": ("binder_bin", "Binder ratio g per logarithmic bin", one, {}),
+        "xi_over_L_bin": ("xi_over_L_bin", "xi_L / L per logarithmic bin", one, {}),
+    }  # fmt: skip
+
+
 def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
     """Means and jackknife errors of the equilibrium observables, the per-bin means and the
     exchange diagnostics of one ea3d_pt dataset (see the module doc); ``n_groups``
@@ -189,7 +254,7 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
     ds = ds.sortby("sample")
     L = int(ds.attrs["L"])
     groups, note = _groups(int(ds.sizes["sample"]), n_groups)
-    derived = partial(_derived, volume=float(L) ** 3)
+    derived = partial(_derived, L=L)
     est, reps, sizes = jackknife_replicas(
         _per_sample(ds), derived, dim="sample", n_groups=groups, vectorized=True
     )
@@ -202,8 +267,10 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
                      "the run)"}  # fmt: skip
     one = {"units": "1"}
     quantities = _quantities(unit_attributes(ds["energy"].attrs), eq)
+    if "qk2" in ds:
+        quantities.update(_xi_quantities(eq))
     for var, (name, long_name, units, extra) in quantities.items():
-        mean = name if name in ("binder", "chi_sg") else f"{name}_mean"
+        mean = name if name in _DERIVED else f"{name}_mean"
         _set(out, mean, est[var], long_name, units, **extra)
         _set(out, f"{name}_err", err[var], f"jackknife standard error of {long_name}",
              units, **extra)  # fmt: skip
@@ -212,6 +279,10 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
     _set(out, "binder_jk", binder_jk.transpose(JK_DIM, "T"),
          "jackknife replicas of the Binder ratio g: the samples without group jk_group", one,
          **eq)  # fmt: skip
+    if "qk2" in ds:
+        xi_jk = reps["xi_over_L"].rename({JACKKNIFE_DIM: JK_DIM}).transpose(JK_DIM, "T")
+        _set(out, "xi_over_L_jk", xi_jk, "jackknife replicas of xi_L / L: the samples "
+             "without group jk_group", one, **eq)  # fmt: skip
     out.attrs = analysis_attrs(
         ds,
         "spin-glass equilibrium observables by parallel tempering",
@@ -237,16 +308,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     cross = sub.add_parser(
         "crossings",
         description=(
-            "Print a Markdown table of the temperatures where the Binder ratios of "
-            "successive sizes on one temperature ladder cross (linear interpolation between "
-            "ladder temperatures, jackknife errors of both sizes added), or why they do not."
+            "Print a Markdown table of the temperatures where the Binder ratios (or, with "
+            "--of xi_over_L, xi_L/L) of successive sizes on one temperature ladder cross "
+            "(linear interpolation between ladder temperatures, jackknife errors of both "
+            "sizes added), or why they do not."
         ),
     )
+    cross.add_argument(
+        "--of", choices=QUANTITIES, default="binder", dest="quantity",
+        help="the quantity whose crossings are found: the Binder ratio g (default) or the "
+        "second-moment correlation length over L (analyses of runs with qk2)",
+    )  # fmt: skip
     cross.add_argument("inputs", nargs="+", metavar="ANALYSIS.nc", help="ea3d_pt analyses")
     args = parser.parse_args(argv)
     prog = f"{parser.prog} {args.command}"
     try:
-        table = crossing_table(args.inputs)
+        table = crossing_table(args.inputs, args.quantity)
     except (OSError, ValueError, KeyError) as exc:
         return fail(prog, exc)
     print(table)

@@ -2,15 +2,18 @@
 the ea3d_pt spec's ``campaign_figures``; :mod:`analysis.ea3d_pt` serves them to
 :mod:`analysis.figures`), one curve per L, every mean with its jackknife error bar:
 ``binder`` (g vs T, the crossings of :mod:`analysis.ea3d_pt_crossings` and the literature
-T_c marked), ``chi_sg`` (log y), ``energy``, ``equilibration`` (e and [<q^2>] at the
-lowest temperature per bin vs the bin's last sweep) and ``exchange`` (acceptance vs the
-pair's mid temperature, round trips per configuration vs L).
+T_c marked), ``xi_over_L`` (xi_L / L vs T, marked as binder; drawn from the analyses that
+have it, those of runs with qk2: with none, the panel says so), ``chi_sg`` (log y),
+``energy``, ``equilibration`` (e and [<q^2>] at the lowest temperature per bin vs the
+bin's last sweep, and g and xi_L / L where the analyses have them) and ``exchange``
+(acceptance vs the pair's mid temperature, round trips per configuration vs L).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection, Sequence
+from functools import partial
 from typing import Any
 
 import matplotlib
@@ -45,6 +48,7 @@ __all__ = [
     "plot_energy",
     "plot_equilibration",
     "plot_exchange",
+    "plot_xi_over_L",
 ]
 
 #: Who measured each of :data:`analysis.ea3d_pt_crossings.T_C`, for the legend.
@@ -127,16 +131,19 @@ def _vs_temperature(
     return fig
 
 
-def _mark_crossings(ax: Any, datasets: Sequence[xr.Dataset], styles: Sequence[dict]) -> int:
-    """The literature T_c (grey bands) and the crossings of successive sizes (the colour of
-    the larger L, a band of one error), each labelled; returns the legend entries."""
+def _mark_crossings(
+    ax: Any, datasets: Sequence[xr.Dataset], styles: Sequence[dict], quantity: str = "binder"
+) -> int:
+    """The literature T_c (grey bands) and the crossings of ``quantity`` of successive
+    sizes (the colour of the larger L, a band of one error), each labelled; returns the
+    legend entries."""
     for ref, who, ls in zip(T_C, _T_C_LABELS, ("--", ":"), strict=True):
         ax.axvspan(ref.value - ref.error, ref.value + ref.error, color="0.6", alpha=0.35,
                    linewidth=0)  # fmt: skip
         ax.axvline(ref.value, **guide_style(color="0.35", linestyle=ls),
                    label=f"$T_c$ = {ref.text}, {who} (literature)")  # fmt: skip
     color = {size_of(d): s["color"] for d, s in zip(datasets, styles, strict=True)}
-    rows = crossings(datasets)
+    rows = crossings(datasets, quantity)
     for r in rows:
         pair = f"L={r['L1']}/{r['L2']}"
         if math.isfinite(r["T_cross"]):
@@ -158,6 +165,30 @@ def plot_binder(datasets: Sequence[xr.Dataset]) -> Figure:
     return _vs_temperature(datasets, "binder", "Binder ratio g", decorate=_mark_crossings)
 
 
+def plot_xi_over_L(datasets: Sequence[xr.Dataset]) -> Figure:
+    """xi_L / L against T, one curve per L, with the crossings of successive sizes and the
+    literature T_c marked, from the analyses that have it; with none (runs without qk2)
+    one panel that says so."""
+    have = _having(datasets, "xi_over_L")
+    if have:
+        mark = partial(_mark_crossings, quantity="xi_over_L")
+        return _vs_temperature(have, "xi_over_L", r"$\xi_L/L$", decorate=mark)
+    with matplotlib.rc_context(STYLE):
+        fig, axes = new_figure(1, 1)
+        ax = axes[0, 0]
+        ax.text(0.5, 0.5, "no xi_L/L: the runs of these analyses have no\n|q(k_min)|^2 "
+                "(qk2; runs before it was measured)", ha="center", va="center", fontsize=7,
+                transform=ax.transAxes)  # fmt: skip
+        ax.set_xlabel(axis_label("T", datasets[0]["T"].attrs))
+        ax.set_ylabel(r"$\xi_L/L$")
+    return fig
+
+
+def _having(datasets: Sequence[xr.Dataset], var: str) -> list[xr.Dataset]:
+    """The analyses that have ``var`` (those of runs with qk2, for the xi variables)."""
+    return [d for d in datasets if var in d.variables]
+
+
 def plot_chi_sg(datasets: Sequence[xr.Dataset]) -> Figure:
     """chi_SG against T (log y), one curve per L."""
     return _vs_temperature(datasets, "chi_sg", r"spin-glass susceptibility $\chi_{SG}$", logy=True)
@@ -168,30 +199,45 @@ def plot_energy(datasets: Sequence[xr.Dataset]) -> Figure:
     return _vs_temperature(datasets, "energy_mean", "energy per spin e")
 
 
+#: The panels of the equilibration figure: mean per bin, its error and axis label; the last
+#: two only where the analyses have them (runs with qk2).
+_EQUILIBRATION = (
+    ("energy_bin_mean", "energy_bin_err", "energy per spin e"),
+    ("q2_bin_mean", "q2_bin_err", r"$[\langle q^2 \rangle]$"),
+    ("binder_bin", "binder_bin_err", "Binder ratio g"),
+    ("xi_over_L_bin", "xi_over_L_bin_err", r"$\xi_L/L$"),
+)
+
+
 def plot_equilibration(datasets: Sequence[xr.Dataset]) -> Figure:
     """e and [<q^2>] at the lowest temperature of each ladder per logarithmic bin against
-    the bin's last sweep (log x), one curve per L."""
+    the bin's last sweep (log x), one curve per L, and g and xi_L / L per bin from the
+    analyses that have them (a panel each where any has)."""
     styles = _styles(datasets)
     lowest = {float(d["T"].values[0]) for d in datasets}
+    panels = [p for p in _EQUILIBRATION if _having(datasets, p[0])]
     with matplotlib.rc_context(STYLE):
-        fig, axes = new_figure(2, 1, _height(len(datasets), 3.6), sharex=True)
-        for ax, var, symbol in ((axes[0, 0], "energy_bin", "energy per spin e"),
-                                (axes[1, 0], "q2_bin", r"$[\langle q^2 \rangle]$")):  # fmt: skip
+        n = len(panels)
+        fig, axes = new_figure(n, 1, _height(len(datasets), 0.6 + 1.5 * n), sharex=True)
+        for ax, (mean, error, symbol) in zip(axes[:, 0], panels, strict=True):
             for ds, style in zip(datasets, styles, strict=True):
+                if mean not in ds.variables:
+                    continue
                 t = np.asarray(ds["t"].values, dtype=float)
-                y = np.asarray(ds[f"{var}_mean"].isel(T=0).values, dtype=float)
-                e = np.nan_to_num(np.asarray(ds[f"{var}_err"].isel(T=0).values, dtype=float))
+                y = np.asarray(ds[mean].isel(T=0).values, dtype=float)
+                e = np.nan_to_num(np.asarray(ds[error].isel(T=0).values, dtype=float))
                 label = _label(ds)
                 if len(lowest) > 1:
                     label += f", T={fmt_number(ds['T'].values[0])}"
-                ax.errorbar(t, y, yerr=e, label=label, **style)
-            ax.set_ylabel(axis_label(symbol, datasets[0][f"{var}_mean"].attrs))
+                ok = np.isfinite(y)
+                ax.errorbar(t[ok], y[ok], yerr=e[ok], label=label, **style)
+            ax.set_ylabel(axis_label(symbol, _having(datasets, mean)[0][mean].attrs))
             ax.set_xscale("log")
             log_tick_labels(ax)
         if len(lowest) == 1:
             unit = unit_text(datasets[0]["T"].attrs)
             axes[0, 0].set_title(f"lowest temperature T = {fmt_number(lowest.pop())} {unit}")
-        axes[1, 0].set_xlabel(axis_label("last sweep of the bin", datasets[0]["t"].attrs))
+        axes[-1, 0].set_xlabel(axis_label("last sweep of the bin", datasets[0]["t"].attrs))
         _legend(fig, axes[0, 0])
     return fig
 
@@ -234,14 +280,21 @@ def draw_figures(
 ) -> dict[str, Drawn]:
     """The campaign figures of ea3d_pt analyses with their provenance: those the ea3d_pt
     spec's ``campaign_figures`` names, in its order (only ``names``, if given); the
-    analyses are drawn in order of L."""
+    analyses are drawn in order of L, xi_over_L from those that have it (its provenance
+    theirs)."""
     require_variables(analyses, FIGURE_VARIABLES, f"an {MODEL} analysis dataset")
     ordered = sorted(analyses, key=lambda d: (size_of(d), str(d.attrs.get("layout", ""))))
     drawings = {
         "binder": plot_binder,
+        "xi_over_L": plot_xi_over_L,
         "chi_sg": plot_chi_sg,
         "energy": plot_energy,
         "equilibration": plot_equilibration,
         "exchange": plot_exchange,
     }
-    return draw_campaign_figures(MODEL, ordered, drawings, names=names)
+
+    def shown(name: str) -> Sequence[xr.Dataset]:
+        """xi_over_L: the analyses that have it (all, for the panel that says none has)."""
+        return (name == "xi_over_L" and _having(ordered, "xi_over_L")) or ordered
+
+    return draw_campaign_figures(MODEL, ordered, drawings, shown=shown, names=names)

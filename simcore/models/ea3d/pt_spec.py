@@ -17,9 +17,11 @@ Random numbers (Philox, key = the job seed)
                  ea3d);
     exchange     :mod:`.pt_exchange`.
 Measurements
-    After every exchange step (``exchange_every`` sweeps): e and q at every temperature,
-    added to logarithmic bins (:func:`.pt_simulation.log_bin`); t_max / exchange_every must
-    be a power of two, so the last bin is the second half of the run.
+    After every exchange step (``exchange_every`` sweeps): e, q and |q(k_min)|^2 (the
+    overlap field's Fourier component at k_min = 2 pi / L, mean over x, y, z: the
+    second-moment correlation length; :mod:`.planes`) at every temperature, added to
+    logarithmic bins (:func:`.pt_simulation.log_bin`); t_max / exchange_every must be a
+    power of two, so the last bin is the second half of the run.
 """
 
 from __future__ import annotations
@@ -117,18 +119,24 @@ class EA3DPTSpec(ModelSpec):
         allocates (:mod:`.pt_simulation`; V = L^3, n samples in k = n / 64 coded words,
         n_b logarithmic bins): state = the spins of the 2 n_T slots S[2 n_T, 2, k, V/2]
         (uint64, 16 n_T k V), the walker labels (int64) and trip states (int8) of every
-        slot and sample; results = the bin sums of e, q^2, q^4 (float64, n_b x n_T x n),
-        the round trips (int64, n x 2 x n_T) and the accepted exchanges (int64, n x
-        (n_T - 1)); scratch = the tables the job keeps
-        (:func:`~simcore.models.ea3d.spec.table_bytes`), plus the larger of an exchange
-        step's per-sample counts (satisfied bonds and energies of every slot, int64; on
-        the GPU the satisfied bonds come back as uint64 and are cast, as large again) and
-        the bin means and acceptances that :meth:`~.pt_simulation.PTSimulation.to_dataset`
-        computes.  A GPU job keeps the same host arrays, its state being the checkpoint's
-        copy of the device's spins; its device holds the spins, the couplings (48 k V), the
-        larger of the two counting kernels' outputs (satisfied bonds, uint64 per slot and
-        sample), an exchange step's masks and the thresholds."""
-        n_sites, n_T = int(job["L"]) ** 3, int(job["n_T"])
+        slot and sample; results = the bin sums of e, q^2, q^4 and |q(k_min)|^2 (float64,
+        n_b x n_T x n), the round trips (int64, n x 2 x n_T) and the accepted exchanges
+        (int64, n x (n_T - 1)); scratch = the tables the job keeps
+        (:func:`~simcore.models.ea3d.spec.table_bytes`, and the site coordinates of
+        :func:`~simcore.models.ea3d.planes.site_coordinates`, int16, 2 x 3 x V/2), plus the
+        larger of an exchange step's per-sample counts (satisfied bonds and energies of
+        every slot, int64; on the GPU the satisfied bonds come back as uint64 and are cast,
+        as large again; the |q(k_min)|^2 of each temperature, float64, come later and are
+        smaller) and the bin means and acceptances that
+        :meth:`~.pt_simulation.PTSimulation.to_dataset` computes.  A GPU job keeps the same
+        host arrays, its state being the checkpoint's copy of the device's spins; its
+        device holds the spins, the couplings (48 k V), the largest of the three
+        measuring kernels' outputs, one at a time (satisfied bonds, uint64 per slot and
+        sample; agreeing sites, uint64, and |q(k_min)|^2, float64, (n_T, k, 64) each),
+        an exchange step's masks, the thresholds and the weights of |q(k_min)|^2
+        (float64, L/2 + 1)."""
+        L, n_T = int(job["L"]), int(job["n_T"])
+        n_sites = L**3
         samples, t_max = int(job["samples"]), int(job["t_max"])
         gpu = job["backend"] == "gpu"
         rate = rates["pt_gpu_flips_per_second" if gpu else "pt_flips_per_second"]
@@ -136,14 +144,16 @@ class EA3DPTSpec(ModelSpec):
         k = samples // 64
         spins = 16 * n_T * k * n_sites
         per_sample = samples * n_T  # one number per sample and temperature
-        output = 24 * n_bins * per_sample + 8 * samples * (n_T - 1)
-        device = spins + 48 * k * n_sites + 16 * per_sample + 16 * (n_T - 1) * k + 24 * n_T
+        bins = 32 * n_bins * per_sample  # e, q^2, q^4, |q(k_min)|^2 per bin (float64)
+        output = bins + 8 * samples * (n_T - 1)
+        measured = max(16 * per_sample, 8 * per_sample)  # satisfied bonds, or q(k_min)
+        device = spins + 48 * k * n_sites + measured + 16 * (n_T - 1) * k + 24 * n_T
         return Work(
             seconds=2 * n_T * n_sites * t_max * samples / rate,
             state_bytes=spins + 18 * per_sample,
-            result_bytes=24 * n_bins * per_sample + 16 * per_sample + 8 * samples * (n_T - 1),
-            scratch_bytes=table_bytes(int(job["L"]), k) + max(32 * per_sample, output),
-            device_bytes=device if gpu else 0,
+            result_bytes=bins + 16 * per_sample + 8 * samples * (n_T - 1),
+            scratch_bytes=table_bytes(L, k) + 6 * n_sites + max(32 * per_sample, output),
+            device_bytes=device + 8 * (L // 2 + 1) if gpu else 0,
         )
 
     def campaign_figures(self, points: Sequence[Mapping[str, Any]]) -> dict[str, str]:
@@ -152,13 +162,18 @@ class EA3DPTSpec(ModelSpec):
             "binder": "Binder ratio g(T) = (3 - [<q^4>]/[<q^2>]^2) / 2 from the last "
             "logarithmic bin, one curve per L with jackknife errors over disorder samples; "
             "the crossings of successive sizes locate T_c.",
+            "xi_over_L": "Second-moment correlation length over L, xi_L/L(T) with xi_L = "
+            "sqrt([<q^2>]/[<|q(k_min)|^2>] - 1) / (2 sin(k_min/2)), k_min = 2 pi / L, from "
+            "the last logarithmic bin, one curve per L with jackknife errors over disorder "
+            "samples; the crossings of successive sizes locate T_c (runs that measured "
+            "|q(k_min)|^2 only).",
             "chi_sg": "Spin-glass susceptibility chi_SG = L^3 [<q^2>] against T, one curve "
             "per L, with jackknife errors.",
             "energy": "Equilibrium energy per spin e(T) (last logarithmic bin), one curve per "
             "L, with jackknife errors.",
-            "equilibration": "Logarithmic binning: e and [<q^2>] at the lowest temperature "
-            "per bin against the bin's last sweep, one curve per L; equilibrium when the "
-            "last bins agree within errors.",
+            "equilibration": "Logarithmic binning: e and [<q^2>] (and g and xi_L/L, where "
+            "measured) at the lowest temperature per bin against the bin's last sweep, one "
+            "curve per L; equilibrium when the last bins agree within errors.",
             "exchange": "Exchange acceptance of each temperature pair and round trips per "
             "configuration, one curve per L.",
         }
