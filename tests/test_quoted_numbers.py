@@ -411,6 +411,33 @@ def quotes_ea3d_pt() -> list[Quote]:
     return out
 
 
+def quotes_ea3d_xi() -> list[Quote]:
+    """T_c from xi_L/L (config/ea3d_xi.yaml): the xi/L crossings of successive sizes
+    against the literature T_c, the g crossings of the same runs, and xi/L of the largest
+    L in its last two bins at the lowest T."""
+    from analysis.ea3d_pt_crossings import T_C, crossings
+    from analysis.kpz_betafit import compare
+    from analysis.plotting import value_error_text as vet
+
+    found = list(analyses("ea3d_xi").values())
+    out: list[Quote] = []
+    g_rows = {(r["L1"], r["L2"]): r for r in crossings(found)}
+    for r in crossings(found, "xi_over_L"):
+        g = g_rows[(r["L1"], r["L2"])]
+        cells = [f"{r['L1']} / {r['L2']}", vet(r["T_cross"], r["T_cross_err"])]
+        cells += [compare(r["T_cross"], r["T_cross_err"], ref) for ref in T_C]
+        cells.append(vet(g["T_cross"], g["T_cross_err"]))
+        out.append(Quote(README, "| " + " | ".join(cells) + " |", "xi/L crossing row"))
+    big = max(found, key=lambda d: int(d.attrs["L"]))
+    lowest = big["T"].values.argmin()
+    xi = big["xi_over_L_bin"].isel(T=lowest).values
+    err = big["xi_over_L_bin_err"].isel(T=lowest).values
+    text = (f"xi_L/L of L = {big.attrs['L']} at T = {big['T'].values[lowest]:g} is "
+            f"{vet(xi[-2], err[-2])} and {vet(xi[-1], err[-1])} in its last two bins")  # fmt: skip
+    out.append(Quote(README, text, "xi/L equilibration"))
+    return out
+
+
 def quotes_lulli2015() -> list[Quote]:
     """lulli2015 on an H100 (docs/data/lulli2015_h100): Tables 1 and 2 (simcore bench
     prng), Fig. 5's two branches of L and Fig. 8's bandwidth against the copy peak
@@ -508,6 +535,7 @@ SOURCES: dict[str, Callable[[], Iterable[Quote]]] = {
     "papers_fig6": quotes_papers_fig6,
     "kelling2017_scale": quotes_kelling2017_scale,
     "ea3d_pt": quotes_ea3d_pt,
+    "ea3d_xi": quotes_ea3d_xi,
     "lulli2015": quotes_lulli2015,
     "lulli2015_mgpu": quotes_lulli2015_mgpu,
 }
