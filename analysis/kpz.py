@@ -184,7 +184,7 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
         ``beta_fit_t_lower`` of :data:`analysis.kpz_fits.BETA_FIT_T_LOWERS`, with
         ``beta_fit_t_upper``; NaN with the reason in ``comment`` where a window cannot be
         fitted); ``beta_plateau``, ``beta_plateau_slope`` (each with ``_err``),
-        ``beta_plateau_chi2_per_dof`` and ``beta_plateau_n_points`` over ``beta_plateau``
+        ``beta_plateau_chi2_per_dof`` and ``beta_plateau_n_points`` over ``plateau_fit``
         (:mod:`analysis.kpz_plateau`: is beta_eff flat at late times?); ``snapshot``
         with its coordinates (``snapshot_sample``, ``snapshot_seed``, ``y``, ``x``)
         unchanged where ``ds`` has height snapshots (:func:`_put_snapshot`).

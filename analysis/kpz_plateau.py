@@ -79,7 +79,7 @@ def _plateau(
                 fit = flat_fits(t_eff[w.index], rows[..., w.index], err[w.index])
             for k in cols:
                 cols[k].append(fit[k])
-        dims = (*b.dims[:-1], "beta_plateau")
+        dims = (*b.dims[:-1], "plateau_fit")
         return xr.Dataset({k: (dims, np.stack(v, axis=-1)) for k, v in cols.items()})
 
     return func
@@ -93,7 +93,7 @@ def put_beta_plateau(
     groups: int,
     t_units: dict[str, str],
 ) -> xr.Dataset:
-    """``out`` with the plateau fits (module doc) over the dim ``beta_plateau``, one entry
+    """``out`` with the plateau fits (module doc) over the dim ``plateau_fit``, one entry
     per lower end of :data:`PLATEAU_T_LOWERS`: ``beta_plateau``, ``beta_plateau_slope``
     (per decade of t), each with ``_err``, ``beta_plateau_chi2_per_dof``,
     ``beta_plateau_n_points`` and the window's coordinates ``beta_plateau_t_lower`` and
@@ -110,10 +110,10 @@ def put_beta_plateau(
     notes = [f"t_lower={w.t_lower:g}: {w.reason}" for w in windows if w.reason]
     comment = "; ".join([*notes, PLATEAU_RULE])
     out = out.assign_coords(
-        beta_plateau_t_lower=("beta_plateau", np.asarray(PLATEAU_T_LOWERS, dtype=float),
+        beta_plateau_t_lower=("plateau_fit", np.asarray(PLATEAU_T_LOWERS, dtype=float),
                               {"long_name": "lower end of the plateau window (t_eff >= it)",
                                **t_units}),
-        beta_plateau_t_upper=("beta_plateau", np.asarray(last, dtype=float),
+        beta_plateau_t_upper=("plateau_fit", np.asarray(last, dtype=float),
                               {"long_name": "t_eff of the last beta_eff in the plateau "
                                "window", **t_units}),
     )  # fmt: skip
@@ -129,14 +129,14 @@ def put_beta_plateau(
         out[f"{name}_err"].attrs = {"long_name": f"jackknife standard error of {name}",
                                     "units": "1", "comment": comment}  # fmt: skip
     dof = np.where(n_points > 1, n_points - 1, 1)
-    out["beta_plateau_chi2_per_dof"] = ("beta_plateau", est["chi2"].values / dof)
+    out["beta_plateau_chi2_per_dof"] = ("plateau_fit", est["chi2"].values / dof)
     out["beta_plateau_chi2_per_dof"].attrs = {
         "long_name": "chi2 per degree of freedom of the constant fit (diagonal weights; "
         "neighbouring beta_eff are correlated, so a rough guide only)",
         "units": "1",
         "comment": comment,
     }
-    out["beta_plateau_n_points"] = ("beta_plateau", n_points)
+    out["beta_plateau_n_points"] = ("plateau_fit", n_points)
     out["beta_plateau_n_points"].attrs = {"long_name": "number of beta_eff values in the "
                                           "plateau window", "units": "1"}  # fmt: skip
     return out

@@ -407,7 +407,7 @@ def test_options_are_checked_and_rendered() -> None:
     assert msg.startswith("campaign config: paper_figures[0].options.ss: 100: not an option")
     assert "fig4 (did you mean 's'?) (its options: s, exponent)" in msg
     msg = campaign_error(dd_campaign(figure="fig6", options={"s": 100}))
-    assert "paper_figures[0].options.s: 100: not an option of fig6 (it takes none)" in msg
+    assert "paper_figures[0].options.s: 100: not an option of fig6 (its options: x, plateau)" in msg
     msg = campaign_error(dd_campaign(figure="fig4", options={"s": {"a": 1}}))
     assert "paper_figures[0].options.s" in msg
     msg = campaign_error(dd_campaign(figure="fig4", options=[100]))
