@@ -38,8 +38,11 @@ __all__ = [
     "SIGNAL_SIGMAS",
     "BetaFitWindow",
     "LambdaWindows",
+    "BETA_FIT",
+    "WindowFit",
     "beta_fit_windows",
     "put_beta_fit",
+    "put_window_fits",
     "put_lambdas",
     "set_variable",
 ]
@@ -283,42 +286,153 @@ def beta_fit_windows(
     return out
 
 
-#: The fitted parameters, as :class:`analysis.estimates.PowerCorrectionFit` names them,
-#: and the variables that store them.
-_FIT_PARAMETERS = {
-    "beta": "beta_asymptotic",
-    "omega": "beta_correction_exponent",
-    "a": "beta_correction_amplitude",
-}
+class WindowFit(NamedTuple):
+    """A fit of beta_eff over the windows t_eff >= each of ``lowers`` (:func:`put_window_fits`):
+    ``fit(t, y, sigma)`` returns the parameters and ``chi2`` row by row; ``names`` maps
+    each parameter to its variable and long name.  The windows lie along ``dim``, with the
+    coordinates ``<prefix>_t_lower``/``_t_upper`` and the variables
+    ``<prefix>_chi2_per_dof`` and ``<prefix>_n_points``; ``window`` and ``chi2_of`` word
+    their long names, ``rule`` ends every comment; ``chi2`` is that of a fit of
+    ``chi2_parameters`` parameters (its degrees of freedom)."""
+
+    dim: str
+    prefix: str
+    lowers: Sequence[float]
+    min_points: int
+    fit: Callable[[np.ndarray, np.ndarray, np.ndarray], dict[str, np.ndarray]]
+    names: dict[str, tuple[str, str]]
+    rule: str
+    window: str
+    chi2_of: str
+    chi2_parameters: int
 
 
-def _beta_fit(
-    windows: Sequence[BetaFitWindow], times: np.ndarray, err: np.ndarray
+def _window_fits(
+    spec: WindowFit, windows: Sequence[BetaFitWindow], times: np.ndarray, err: np.ndarray
 ) -> Callable[[xr.Dataset], xr.Dataset]:
-    """The jackknife's ``func`` of the beta fit: beta_eff of the mean W2 (any replica
-    dimension passes through), fitted over each window with the fixed weights
-    ``1/err^2`` of the full sample; NaN for a window that cannot be fitted.  Also the
-    chi2."""
+    """The jackknife's ``func``: beta_eff of the mean W2 (any replica dimension passes
+    through), fitted over each window with the fixed weights ``1/err^2`` of the full
+    sample; NaN for a window that cannot be fitted."""
     lo, hi = successive_pairs(times)
     t_eff = 0.5 * (times[lo] + times[hi])
+    keys = (*spec.names, "chi2")
 
     def func(m: xr.Dataset) -> xr.Dataset:
         b = beta_eff_of(m["W2"], times).transpose(..., "t_eff")
         rows = b.values
-        shape = rows.shape[:-1]
-        cols: dict[str, list[np.ndarray]] = {k: [] for k in (*_FIT_PARAMETERS, "chi2")}
+        cols: dict[str, list[np.ndarray]] = {k: [] for k in keys}
         for w in windows:
-            if not w.reason:
-                fit = power_correction_fit(t_eff[w.index], rows[..., w.index], err[w.index])
-                for k in cols:
-                    cols[k].append(getattr(fit, k))
+            if w.reason:
+                fit = {k: np.full(rows.shape[:-1], np.nan) for k in keys}
             else:
-                for k in cols:
-                    cols[k].append(np.full(shape, np.nan))
-        dims = (*b.dims[:-1], "beta_fit")
+                fit = spec.fit(t_eff[w.index], rows[..., w.index], err[w.index])
+            for k in keys:
+                cols[k].append(fit[k])
+        dims = (*b.dims[:-1], spec.dim)
         return xr.Dataset({k: (dims, np.stack(v, axis=-1)) for k, v in cols.items()})
 
     return func
+
+
+def put_window_fits(
+    out: xr.Dataset,
+    ds: xr.Dataset,
+    data: xr.Dataset,
+    times: np.ndarray,
+    groups: int,
+    t_units: dict[str, str],
+    spec: WindowFit,
+    notes: Callable[[Sequence[BetaFitWindow], xr.Dataset], list[str]] | None = None,
+) -> xr.Dataset:
+    """``out`` with the fits of ``spec`` over its windows (:func:`beta_fit_windows`), each
+    window's estimates with jackknife errors, chi2/dof, number of values and ends, NaN
+    where a window cannot be fitted, the reason in the comment (and what ``notes`` says
+    of the estimates)."""
+    t_eff = out["t_eff"].values
+    beta, err = out["beta_eff"].values, out["beta_eff_err"].values
+    windows = beta_fit_windows(ds, t_eff, out["t_upper"].values, beta, err, spec.lowers,
+                               spec.min_points)  # fmt: skip
+    weights = np.where(np.isfinite(err) & (err > 0), err, 1.0)  # outside the windows: unused
+    est, jk_err = jackknife(data[["W2"]], _window_fits(spec, windows, times, weights),
+                            dim="sample", n_groups=groups, vectorized=True)  # fmt: skip
+    n_points = np.array([w.index.size for w in windows], dtype=np.int64)
+    last = [float(t_eff[w.index[-1]]) if w.index.size else np.nan for w in windows]
+    found = [f"t_lower={w.t_lower:g}: {w.reason}" for w in windows if w.reason]
+    comment = "; ".join([*found, *(notes(windows, est) if notes else []), spec.rule])
+    pre, dim = spec.prefix, spec.dim
+    out = out.assign_coords({
+        f"{pre}_t_lower": (dim, np.asarray(spec.lowers, dtype=float),
+                           {"long_name": f"lower end of the {spec.window} (t_eff >= it)",
+                            **t_units}),
+        f"{pre}_t_upper": (dim, np.asarray(last, dtype=float),
+                           {"long_name": f"t_eff of the last beta_eff in the {spec.window}",
+                            **t_units}),
+    })  # fmt: skip
+    for key, (name, long_name) in spec.names.items():
+        out[name] = est[key].variable
+        out[name].attrs = {"long_name": long_name, "units": "1", "comment": comment}
+        out[f"{name}_err"] = jk_err[key].variable
+        out[f"{name}_err"].attrs = {"long_name": f"jackknife standard error of {name}",
+                                    "units": "1", "comment": comment}  # fmt: skip
+    n_par = spec.chi2_parameters
+    dof = np.where(n_points > n_par, n_points - n_par, 1)
+    out[f"{pre}_chi2_per_dof"] = (dim, est["chi2"].values / dof)
+    out[f"{pre}_chi2_per_dof"].attrs = {
+        "long_name": f"chi2 per degree of freedom of {spec.chi2_of} (diagonal weights; "
+        "neighbouring beta_eff are correlated, so a rough guide only)",
+        "units": "1",
+        "comment": comment,
+    }
+    out[f"{pre}_n_points"] = (dim, n_points)
+    out[f"{pre}_n_points"].attrs = {"long_name": f"number of beta_eff values in the "
+                                    f"{spec.window}", "units": "1"}  # fmt: skip
+    return out
+
+
+def _power_correction(t: np.ndarray, y: np.ndarray, sigma: np.ndarray) -> dict[str, np.ndarray]:
+    fit = power_correction_fit(t, y, sigma)
+    return {"beta": fit.beta, "omega": fit.omega, "a": fit.a, "chi2": fit.chi2}
+
+
+#: The beta fit (:data:`BETA_FIT_RULE`): its parameters, as
+#: :class:`analysis.estimates.PowerCorrectionFit` names them, and their variables.
+BETA_FIT = WindowFit(
+    dim="beta_fit",
+    prefix="beta_fit",
+    lowers=BETA_FIT_T_LOWERS,
+    min_points=BETA_FIT_MIN_POINTS,
+    fit=_power_correction,
+    names={
+        "beta": (
+            "beta_asymptotic",
+            "asymptotic growth exponent beta of the fit beta_eff = beta + a t^-omega",
+        ),
+        "omega": (
+            "beta_correction_exponent",
+            "correction-to-scaling exponent omega of the fit beta_eff = beta + a t^-omega",
+        ),
+        "a": (
+            "beta_correction_amplitude",
+            "correction amplitude a of the fit beta_eff = "
+            "beta + a t^-omega (t in the time unit of t)",
+        ),
+    },  # fmt: skip
+    rule=BETA_FIT_RULE,
+    window="beta fit window",
+    chi2_of="the beta fit",
+    chi2_parameters=3,
+)
+
+
+def _omega_notes(windows: Sequence[BetaFitWindow], est: xr.Dataset) -> list[str]:
+    """The windows whose omega sits at an end of its search range: no minimum inside it."""
+    notes = []
+    for w, om in zip(windows, est["omega"].values, strict=True):
+        if not w.reason and np.isfinite(om) and (om <= OMEGA_RANGE[0] * (1 + 1e-9)
+                                                 or om >= OMEGA_RANGE[1] * (1 - 1e-9)):  # fmt: skip
+            notes.append(f"t_lower={w.t_lower:g}: omega at an end of its search range "
+                         f"{list(OMEGA_RANGE)}, the fit is not a minimum inside it")  # fmt: skip
+    return notes
 
 
 def put_beta_fit(
@@ -333,52 +447,4 @@ def put_beta_fit(
     ``beta_fit``, one entry per lower end of :data:`BETA_FIT_T_LOWERS`: the estimates and
     jackknife errors of beta, omega and a, chi2/dof, the number of values and the window,
     each NaN where its window cannot be fitted, the reason in the comment."""
-    t_eff = out["t_eff"].values
-    beta, err = out["beta_eff"].values, out["beta_eff_err"].values
-    windows = beta_fit_windows(ds, t_eff, out["t_upper"].values, beta, err)
-    weights = np.where(np.isfinite(err) & (err > 0), err, 1.0)  # outside the windows: unused
-    est, jk_err = jackknife(data[["W2"]], _beta_fit(windows, times, weights), dim="sample",
-                            n_groups=groups, vectorized=True)  # fmt: skip
-    n_points = np.array([w.index.size for w in windows], dtype=np.int64)
-    last = [float(t_eff[w.index[-1]]) if w.index.size else np.nan for w in windows]
-    notes = [f"t_lower={w.t_lower:g}: {w.reason}" for w in windows if w.reason]
-    omega = est["omega"].values
-    for w, om in zip(windows, omega, strict=True):
-        if not w.reason and np.isfinite(om) and (om <= OMEGA_RANGE[0] * (1 + 1e-9)
-                                                 or om >= OMEGA_RANGE[1] * (1 - 1e-9)):  # fmt: skip
-            notes.append(f"t_lower={w.t_lower:g}: omega at an end of its search range "
-                         f"{list(OMEGA_RANGE)}, the fit is not a minimum inside it")  # fmt: skip
-    comment = "; ".join([*notes, BETA_FIT_RULE])
-
-    out = out.assign_coords(
-        beta_fit_t_lower=("beta_fit", np.asarray(BETA_FIT_T_LOWERS, dtype=float),
-                          {"long_name": "lower end of the beta fit window (t_eff >= it)",
-                           **t_units}),
-        beta_fit_t_upper=("beta_fit", np.asarray(last, dtype=float),
-                          {"long_name": "t_eff of the last beta_eff in the beta fit window",
-                           **t_units}),
-    )  # fmt: skip
-    words = {
-        "beta": "asymptotic growth exponent beta of the fit beta_eff = beta + a t^-omega",
-        "omega": "correction-to-scaling exponent omega of the fit beta_eff = beta + a t^-omega",
-        "a": "correction amplitude a of the fit beta_eff = beta + a t^-omega (t in the time "
-        "unit of t)",
-    }
-    for key, name in _FIT_PARAMETERS.items():
-        out[name] = est[key].variable
-        out[name].attrs = {"long_name": words[key], "units": "1", "comment": comment}
-        out[f"{name}_err"] = jk_err[key].variable
-        out[f"{name}_err"].attrs = {"long_name": f"jackknife standard error of {name}",
-                                    "units": "1", "comment": comment}  # fmt: skip
-    dof = np.where(n_points > 3, n_points - 3, 1)
-    out["beta_fit_chi2_per_dof"] = ("beta_fit", est["chi2"].values / dof)
-    out["beta_fit_chi2_per_dof"].attrs = {
-        "long_name": "chi2 per degree of freedom of the beta fit (diagonal weights; "
-        "neighbouring beta_eff are correlated, so a rough guide only)",
-        "units": "1",
-        "comment": comment,
-    }
-    out["beta_fit_n_points"] = ("beta_fit", n_points)
-    out["beta_fit_n_points"].attrs = {"long_name": "number of beta_eff values in the beta "
-                                      "fit window", "units": "1"}  # fmt: skip
-    return out
+    return put_window_fits(out, ds, data, times, groups, t_units, BETA_FIT, _omega_notes)

@@ -20,17 +20,13 @@ stability check.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
 import numpy as np
 import xarray as xr
 
-from analysis.estimates import beta_eff_of, successive_pairs
-from analysis.kpz_fits import BetaFitWindow, beta_fit_windows
-from analysis.stats import jackknife
+from analysis.kpz_fits import WindowFit, put_window_fits
 
-__all__ = ["PLATEAU_MIN_POINTS", "PLATEAU_T_LOWER", "PLATEAU_T_LOWERS", "flat_fits",
-           "put_beta_plateau"]  # fmt: skip
+__all__ = ["PLATEAU_FIT", "PLATEAU_MIN_POINTS", "PLATEAU_T_LOWER", "PLATEAU_T_LOWERS",
+           "flat_fits", "put_beta_plateau"]  # fmt: skip
 
 #: The main lower end of the plateau window and the three lower ends fitted.
 PLATEAU_T_LOWER = 1000.0
@@ -61,28 +57,26 @@ def flat_fits(t: np.ndarray, y: np.ndarray, sigma: np.ndarray) -> dict[str, np.n
     return {"level": level, "slope": slope, "chi2": chi2}
 
 
-def _plateau(
-    windows: Sequence[BetaFitWindow], times: np.ndarray, err: np.ndarray
-) -> Callable[[xr.Dataset], xr.Dataset]:
-    """The jackknife's ``func``: beta_eff of the mean W2, fitted over each window."""
-    lo, hi = successive_pairs(times)
-    t_eff = 0.5 * (times[lo] + times[hi])
-
-    def func(m: xr.Dataset) -> xr.Dataset:
-        b = beta_eff_of(m["W2"], times).transpose(..., "t_eff")
-        rows = b.values
-        cols: dict[str, list[np.ndarray]] = {"level": [], "slope": [], "chi2": []}
-        for w in windows:
-            if w.reason:
-                fit = {k: np.full(rows.shape[:-1], np.nan) for k in cols}
-            else:
-                fit = flat_fits(t_eff[w.index], rows[..., w.index], err[w.index])
-            for k in cols:
-                cols[k].append(fit[k])
-        dims = (*b.dims[:-1], "plateau_fit")
-        return xr.Dataset({k: (dims, np.stack(v, axis=-1)) for k, v in cols.items()})
-
-    return func
+#: The plateau fits as a :class:`analysis.kpz_fits.WindowFit`.
+PLATEAU_FIT = WindowFit(
+    dim="plateau_fit",
+    prefix="beta_plateau",
+    lowers=PLATEAU_T_LOWERS,
+    min_points=PLATEAU_MIN_POINTS,
+    fit=flat_fits,
+    names={
+        "level": ("beta_plateau", "weighted mean of beta_eff over the plateau window"),
+        "slope": (
+            "beta_plateau_slope",
+            "slope of beta_eff against log10 t over the "
+            "plateau window (per decade; 0 for a plateau)",
+        ),
+    },  # fmt: skip
+    rule=PLATEAU_RULE,
+    window="plateau window",
+    chi2_of="the constant fit",
+    chi2_parameters=1,
+)
 
 
 def put_beta_plateau(
@@ -98,45 +92,4 @@ def put_beta_plateau(
     (per decade of t), each with ``_err``, ``beta_plateau_chi2_per_dof``,
     ``beta_plateau_n_points`` and the window's coordinates ``beta_plateau_t_lower`` and
     ``beta_plateau_t_upper``."""
-    t_eff = out["t_eff"].values
-    beta, err = out["beta_eff"].values, out["beta_eff_err"].values
-    windows = beta_fit_windows(ds, t_eff, out["t_upper"].values, beta, err,
-                               PLATEAU_T_LOWERS, PLATEAU_MIN_POINTS)  # fmt: skip
-    weights = np.where(np.isfinite(err) & (err > 0), err, 1.0)  # outside the windows: unused
-    est, jk_err = jackknife(data[["W2"]], _plateau(windows, times, weights), dim="sample",
-                            n_groups=groups, vectorized=True)  # fmt: skip
-    n_points = np.array([w.index.size for w in windows], dtype=np.int64)
-    last = [float(t_eff[w.index[-1]]) if w.index.size else np.nan for w in windows]
-    notes = [f"t_lower={w.t_lower:g}: {w.reason}" for w in windows if w.reason]
-    comment = "; ".join([*notes, PLATEAU_RULE])
-    out = out.assign_coords(
-        beta_plateau_t_lower=("plateau_fit", np.asarray(PLATEAU_T_LOWERS, dtype=float),
-                              {"long_name": "lower end of the plateau window (t_eff >= it)",
-                               **t_units}),
-        beta_plateau_t_upper=("plateau_fit", np.asarray(last, dtype=float),
-                              {"long_name": "t_eff of the last beta_eff in the plateau "
-                               "window", **t_units}),
-    )  # fmt: skip
-    words = {
-        "level": ("beta_plateau", "weighted mean of beta_eff over the plateau window"),
-        "slope": ("beta_plateau_slope", "slope of beta_eff against log10 t over the "
-                  "plateau window (per decade; 0 for a plateau)"),
-    }  # fmt: skip
-    for key, (name, long_name) in words.items():
-        out[name] = est[key].variable
-        out[name].attrs = {"long_name": long_name, "units": "1", "comment": comment}
-        out[f"{name}_err"] = jk_err[key].variable
-        out[f"{name}_err"].attrs = {"long_name": f"jackknife standard error of {name}",
-                                    "units": "1", "comment": comment}  # fmt: skip
-    dof = np.where(n_points > 1, n_points - 1, 1)
-    out["beta_plateau_chi2_per_dof"] = ("plateau_fit", est["chi2"].values / dof)
-    out["beta_plateau_chi2_per_dof"].attrs = {
-        "long_name": "chi2 per degree of freedom of the constant fit (diagonal weights; "
-        "neighbouring beta_eff are correlated, so a rough guide only)",
-        "units": "1",
-        "comment": comment,
-    }
-    out["beta_plateau_n_points"] = ("plateau_fit", n_points)
-    out["beta_plateau_n_points"].attrs = {"long_name": "number of beta_eff values in the "
-                                          "plateau window", "units": "1"}  # fmt: skip
-    return out
+    return put_window_fits(out, ds, data, times, groups, t_units, PLATEAU_FIT)
