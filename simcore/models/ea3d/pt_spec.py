@@ -146,7 +146,7 @@ class EA3DPTSpec(ModelSpec):
         per_sample = samples * n_T  # one number per sample and temperature
         bins = 32 * n_bins * per_sample  # e, q^2, q^4, |q(k_min)|^2 per bin (float64)
         output = bins + 8 * samples * (n_T - 1)
-        measured = max(16 * per_sample, 8 * per_sample)  # satisfied bonds, or q(k_min)
+        measured = 16 * per_sample  # satisfied bonds: more than q(k_min), 8 per_sample
         device = spins + 48 * k * n_sites + measured + 16 * (n_T - 1) * k + 24 * n_T
         return Work(
             seconds=2 * n_T * n_sites * t_max * samples / rate,
