@@ -29,7 +29,10 @@ export PATH="$site/bin:$PATH" PYTHONPATH="$PWD:$site${PYTHONPATH:+:$PYTHONPATH}"
 campaign=$(python3 -c "import yaml,sys; print(yaml.safe_load(open(sys.argv[1]))['campaign'])" "$config")
 runs=results/$campaign/runs
 mkdir -p "$logdir"
-n=$(( $(find "$logdir" -name 'allocation_*.log' | wc -l) + 1 ))
+# numbered after the rows of allocations.tsv (which travels with the run files), else the logs
+rows=$(( $(cat "$logdir/allocations.tsv" 2>/dev/null | wc -l) - 1 )); [ $rows -lt 0 ] && rows=0
+logs=$(find "$logdir" -name 'allocation_*.log' | wc -l)
+n=$(( (rows > logs ? rows : logs) + 1 ))
 count() { find "$runs" -name "$1" 2>/dev/null | wc -l; }
 runs_before=$(count 'b*.nc'); ckpt_before=$(count '*.ckpt')
 start=$(date +%s)
