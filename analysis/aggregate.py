@@ -14,8 +14,10 @@ different points.
 
 Global attributes of the dataset: those equal in all runs (minus the per-job ones such
 as ``seed``, ``block``, ``config``), plus ``n_runs``, ``n_samples``, ``source_files``,
-``source_blocks``, ``source_seeds`` (integers), ``wall_seconds_total``, ``history`` and
-``created``.
+``source_blocks``, ``source_seeds`` (integers), ``source_git_commits`` (each run's commit,
+so that a point whose runs were made at several commits -- a campaign extended later --
+keeps them all, where ``git_commit`` alone would be dropped as not common),
+``wall_seconds_total``, ``history`` and ``created``.
 The output is written to a temporary name in the target directory, then renamed, so a
 dataset on disk is always complete.
 """
@@ -194,6 +196,10 @@ def _sources(path: Path, ds: xr.Dataset) -> dict[str, Any]:
             "source_blocks": _as_list(ds.attrs.get("source_blocks"), int),
             "source_seeds": _as_list(ds.attrs.get("source_seeds"), int),
             "source_config_hashes": _as_list(ds.attrs.get("source_config_hashes")),
+            "source_git_commits": _as_list(
+                ds.attrs.get("source_git_commits")
+                or [ds.attrs.get("git_commit", "")] * len(_as_list(ds.attrs["source_files"]))
+            ),
             "wall": float(ds.attrs.get("wall_seconds_total", 0.0)),
         }
     return {
@@ -201,6 +207,7 @@ def _sources(path: Path, ds: xr.Dataset) -> dict[str, Any]:
         "source_blocks": _as_list(ds.attrs.get("block"), int),
         "source_seeds": _as_list(ds.attrs.get("seed"), int),
         "source_config_hashes": [str(ds.attrs.get("config_hash", ""))],
+        "source_git_commits": [str(ds.attrs.get("git_commit", ""))],
         "wall": float(ds.attrs.get("wall_seconds", 0.0)),
     }
 
@@ -286,6 +293,7 @@ def aggregate(paths: Sequence[str | os.PathLike[str]]) -> xr.Dataset:
                 [v for src in sources for v in src["source_seeds"]], dtype=np.uint64
             ),
             "source_config_hashes": [v for src in sources for v in src["source_config_hashes"]],
+            "source_git_commits": [v for src in sources for v in src["source_git_commits"]],
             "wall_seconds_total": float(sum(src["wall"] for src in sources)),
             "created": now,
             "history": f"{now} python -m analysis.aggregate: {len(datasets)} inputs, "

@@ -40,6 +40,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import xarray as xr
 import yaml
 
@@ -61,13 +62,14 @@ RUN_ATTRIBUTES = ("git_commit", "simcore_version", "backend", "device")
 
 
 def _distinct(paths: Iterable[Path], key: str) -> list[str]:
-    """The distinct values of attribute ``key`` over the netCDF files ``paths``."""
+    """The distinct values of attribute ``key`` over the netCDF files ``paths``, with those
+    of its per-run list ``source_<key>s`` where an aggregate has one (the commits of a
+    point whose runs were made at several commits)."""
     values: set[str] = set()
     for path in paths:
         with xr.open_dataset(path) as ds:
-            value = ds.attrs.get(key)
-        if value not in (None, ""):
-            values.add(str(value))
+            found = [ds.attrs.get(key), *np.atleast_1d(ds.attrs.get(f"source_{key}s", []))]
+        values.update(str(v) for v in found if v not in (None, ""))
     return sorted(values)
 
 

@@ -187,6 +187,17 @@ def test_help() -> None:
     assert proc.returncode == 0 and "--out" in proc.stdout
 
 
+def test_runs_of_several_commits_keep_each_commit(tmp_path: Path) -> None:
+    """A point extended at a later commit: ``git_commit`` is no longer common, and each
+    run's commit stays in ``source_git_commits``, in sample order."""
+    paths = [make_run(tmp_path / f"b{b}.nc", b, git_commit=c)
+             for b, c in [(2, "def"), (0, "abc"), (1, "def")]]  # fmt: skip
+    ds = aggregate(paths)
+    assert "git_commit" not in ds.attrs
+    assert list(ds.attrs["source_git_commits"]) == ["abc", "def", "def"]
+    assert list(aggregate(paths[1:2]).attrs["source_git_commits"]) == ["abc"]
+
+
 def test_staged_aggregation_equals_single(tmp_path: Path) -> None:
     """Stages of runs, then the stages: the same data and the same source lists."""
     paths = [make_run(tmp_path / f"b{b}.nc", b) for b in range(5)]
@@ -197,5 +208,12 @@ def test_staged_aggregation_equals_single(tmp_path: Path) -> None:
     staged = aggregate([stage_b, stage_a])
     for var in single.data_vars:
         np.testing.assert_array_equal(single[var].values, staged[var].values)
-    for key in ("n_runs", "n_samples", "source_files", "source_blocks", "source_seeds"):
+    for key in (
+        "n_runs",
+        "n_samples",
+        "source_files",
+        "source_blocks",
+        "source_seeds",
+        "source_git_commits",
+    ):
         assert list(np.atleast_1d(single.attrs[key])) == list(np.atleast_1d(staged.attrs[key]))

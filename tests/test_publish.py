@@ -173,3 +173,15 @@ def test_publish_cli_errors_one_line(tmp_path: Path) -> None:
     )  # fmt: skip
     assert proc.returncode == 2 and "no results of campaign 'pub'" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and not (tmp_path / "d" / "pub").exists()
+
+
+def test_manifest_lists_every_commit_of_a_point(tmp_path: Path) -> None:
+    """An analysis whose runs were made at two commits has no common ``git_commit``; the
+    manifest's commits come from its ``source_git_commits`` with those of the others."""
+    from analysis.publish import _distinct
+
+    one, two = tmp_path / "one.nc", tmp_path / "two.nc"
+    xr.Dataset(attrs={"git_commit": "aaa"}).to_netcdf(one)
+    xr.Dataset(attrs={"source_git_commits": ["bbb", "ccc", "bbb"]}).to_netcdf(two)
+    assert _distinct([one, two], "git_commit") == ["aaa", "bbb", "ccc"]
+    assert _distinct([one], "backend") == []
