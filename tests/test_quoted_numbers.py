@@ -413,8 +413,9 @@ def quotes_ea3d_pt() -> list[Quote]:
 
 def quotes_ea3d_xi() -> list[Quote]:
     """T_c from xi_L/L (config/ea3d_xi.yaml): the xi/L crossings of successive sizes
-    against the literature T_c, the g crossings of the same runs, and xi/L of the largest
-    L in its last two bins at the lowest T."""
+    against the literature T_c, the g crossings of the same runs, the largest pair against
+    the issue's target error of 0.02, and xi/L and [<q^2>] of the largest L in its last
+    bins at the lowest T."""
     from analysis.ea3d_pt_crossings import T_C, crossings
     from analysis.kpz_betafit import compare
     from analysis.plotting import value_error_text as vet
@@ -428,8 +429,19 @@ def quotes_ea3d_xi() -> list[Quote]:
         cells += [compare(r["T_cross"], r["T_cross_err"], ref) for ref in T_C]
         cells.append(vet(g["T_cross"], g["T_cross_err"]))
         out.append(Quote(README, "| " + " | ".join(cells) + " |", "xi/L crossing row"))
+    last = max(crossings(found, "xi_over_L"), key=lambda r: r["L2"])
+    met = "met" if last["T_cross_err"] <= 0.02 else "not met"
+    tc = vet(last["T_cross"], last["T_cross_err"])
+    text = f"T_c from the largest pair is {tc}: the target error of 0.02 is {met}"
+    out.append(Quote(README, text, "largest pair against the target"))
     big = max(found, key=lambda d: int(d.attrs["L"]))
     lowest = big["T"].values.argmin()
+    q2 = big["q2_drift_mean"].isel(T=lowest).values
+    q2e = big["q2_drift_err"].isel(T=lowest).values
+    text = (f"the paired difference of [<q^2>] between them is {q2[-2] / 1e-4:+.1f}"
+            f"({q2e[-2] / 1e-4:.1f})e-4 ({abs(q2[-2] / q2e[-2]):.1f} errors; the bin before "
+            f"differs by {q2[-3] / 1e-3:+.2f}({round(q2e[-3] / 1e-5)})e-3")  # fmt: skip
+    out.append(Quote(README, text, "q^2 equilibration of the largest L"))
     xi = big["xi_over_L_bin"].isel(T=lowest).values
     err = big["xi_over_L_bin_err"].isel(T=lowest).values
     text = (f"xi_L/L of L = {big.attrs['L']} at T = {big['T'].values[lowest]:g} is "
@@ -592,3 +604,17 @@ def test_reproduction_pages_quote_the_readme_verbatim(paper: str) -> None:
     quotes = README_CITATION.findall(page_text(f"{REPRO}/{paper}.md"))
     stale = [q for q in quotes if q not in readme]
     assert not stale, f"{REPRO}/{paper}.md quotes what the README no longer says: {stale[0]!r}"
+
+
+@pytest.mark.parametrize("paper", ["kelling2012", "kelling2017", "darkins2024", "lulli2015"])
+def test_reproduction_summary_counts_each_pages_rows(paper: str) -> None:
+    """The summary table of docs/reproduction/README.md gives each page's number of rows
+    (a row starts with its bold figure, table or section name); a row added to a page
+    without the summary, or the other way round, fails here."""
+    rows = sum(line.startswith("| **") for line in (ROOT / REPRO / f"{paper}.md").open())
+    summary = (ROOT / REPRO / "README.md").read_text()
+    counted = re.search(rf"^\| \[{paper}\]\({paper}\.md\)[^|]*\| (\d+) \|", summary, re.M)
+    assert counted, f"{REPRO}/README.md has no summary row for {paper}"
+    assert int(counted.group(1)) == rows, (
+        f"{paper}: summary says {counted.group(1)}, page has {rows}"
+    )
