@@ -6,10 +6,10 @@ correction, beta_eff still rising by ~0.006 per decade at t ~ 3000)."""
 from __future__ import annotations
 
 import numpy as np
+from test_kpz_analysis_betafit import BETA_2D, growth_dataset
 
 from analysis import kpz_plateau
 from analysis.kpz import analyze
-from tests.test_kpz_analysis_betafit import BETA_2D, growth_dataset
 
 
 def test_flat_fits_of_exact_lines() -> None:
