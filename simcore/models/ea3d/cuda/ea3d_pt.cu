@@ -13,7 +13,7 @@
 // (the host launches the counting kernels so that no thread counts beyond 2^NPLANES - 1);
 // QBITS, the bit planes of a lattice plane's counter (L^2 < 2^QBITS).
 
-#include "ea3d_site.cuh"  // geometry, neighbours(), satisfied_count(), flip_mask()
+#include "ea3d_site.cuh"  // geometry, neighbours(), site_at(), satisfied_count(), flip_mask()
 
 #ifndef NSLOT
 #define NSLOT 4
@@ -168,17 +168,6 @@ extern "C" __global__ void ea3d_pt_agreeing(const u64 *__restrict__ S,
     add_planes(planes, ~(S[at(2 * i, c, w, j)] ^ S[at(2 * i + 1, c, w, j)]), 0);
   }
   flush_planes(planes, cnt, &out[((size_t)i * K + w) * 64]);
-}
-
-// (colour, index) of site (x, y, z) in the layout (lattice.layout_index)
-__device__ __forceinline__ void site_at(u32 x, u32 y, u32 z, int &c, u32 &j) {
-  c = (x + y + z) & 1;
-#if LAYOUT == 1
-  const u32 yp = (y + L - x) % L, zp = (x + L - y + z) % L;
-  j = x + L * (yp + L * (zp >> 1));
-#else
-  j = (x + L * (y + L * z)) >> 1;
-#endif
 }
 
 // Carry-save add per bit position: acc + u + v = acc' + 2 carry

@@ -1,8 +1,9 @@
 // What every EA3D kernel shares: the compile-time geometry, the neighbours of a site in
-// each layout and the Metropolis rule of simcore/models/ea3d/rule.py (satisfied-bond
-// count planes, then the flip mask), written here once for the quench kernel
-// (ea3d_amsc.cu) and the parallel-tempering kernels (ea3d_pt.cu) and checked against
-// the numba rule bit for bit (tests/test_ea3d_gpu.py, tests/test_ea3d_pt_gpu.py).
+// each layout, the array index of a site from its coordinates, and the Metropolis rule of
+// simcore/models/ea3d/rule.py (satisfied-bond count planes, then the flip mask), written
+// here once for the quench kernel (ea3d_amsc.cu) and the parallel-tempering kernels
+// (ea3d_pt.cu) and checked against the numba rule bit for bit (tests/test_ea3d_gpu.py,
+// tests/test_ea3d_pt_gpu.py).
 #pragma once
 
 #include "philox.cuh"  // simcore/rng/cuda: P4, philox(), pick(), u32, u64
@@ -73,6 +74,18 @@ __device__ __forceinline__ void neighbours(int c, u32 j, u32 n[6], u32 &p, u32 z
   n[4] = xh + LH * (y + L * (z + 1 == L ? 0 : z + 1));
   n[5] = xh + LH * (y + L * (z == 0 ? L - 1 : z - 1));
   p = 2 * j + (x & 1);
+#endif
+}
+
+// (colour, index j) of site (x, y, z) in the layout: simcore/models/ea3d/lattice.py:
+// layout_index (the bitwise layout indexes its sites as the standard one)
+__device__ __forceinline__ void site_at(u32 x, u32 y, u32 z, int &c, u32 &j) {
+  c = (x + y + z) & 1;
+#if LAYOUT == 1
+  const u32 yp = (y + L - x) % L, zp = (x + L - y + z) % L;
+  j = x + L * (yp + L * (zp >> 1));
+#else
+  j = (x + L * (y + L * z)) >> 1;
 #endif
 }
 
