@@ -4,6 +4,7 @@ enumeration, the exchange bookkeeping, resume and bad input."""
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -147,6 +148,57 @@ def test_pt_equilibrium_equals_exact_enumeration() -> None:
         mean = per_word.mean(axis=0)
         assert np.all(np.abs(mean) < 3 * err), (name, mean, err)
         assert np.all(err < 0.01), (name, err)  # the test can fail: errors are small
+
+
+def _reference_exchange(E, betas, m, offset, k0, k1):
+    """The module doc's rule, sample by sample in plain Python: the accepted (r, i, s)."""
+    from simcore.rng.philox import philox4x32
+    from simcore.rng.streams import STREAM_EA_PT_EXCHANGE
+
+    E = E.copy()
+    n_T, accepted = betas.size, []
+    for s in range(E.shape[1]):
+        for r in range(2):
+            for i in range(n_T - 1):
+                lo, hi = 2 * i + r, 2 * (i + 1) + r
+                x = (betas[i] - betas[i + 1]) * float(E[lo, s] - E[hi, s])
+                u = philox4x32(offset + s, m, (r << 16) | i, STREAM_EA_PT_EXCHANGE << 24, k0, k1)[0]
+                if x >= 0.0 or int(u) < math.floor(math.exp(x) * 4294967296.0):
+                    accepted.append((r, i, s))
+                    E[lo, s], E[hi, s] = E[hi, s], E[lo, s]
+    return sorted(accepted), E
+
+
+@pytest.mark.parametrize("width", [None, 3])
+def test_exchange_decisions_follow_the_rule(width) -> None:
+    """exchange_step, with its acceptance table whole or cut to 3 entries (the rest then
+    computed in the decision), accepts exactly the exchanges of the rule written out
+    sample by sample, on energies with exponents from 0 down to below ln 2^-32 (where
+    the threshold is 0 and no draw is needed)."""
+    from simcore.models.ea3d.pt_exchange import exchange_step, exchange_tables
+
+    n_T, n = 6, 128
+    betas = 1.0 / np.geomspace(0.5, 3.0, n_T)
+    rng = np.random.default_rng(5)
+    E = rng.integers(-400, 400, size=(2 * n_T, n)).astype(np.int64)
+    dbeta, table = exchange_tables(betas)
+    assert table.shape[1] > 3 and table[:, -1].max() == 0  # wide enough: ends in zeros
+    if width is not None:
+        table = table[:, :width].copy()
+    want, E_want = _reference_exchange(E, betas, 7, 64, 123, 456)
+    masks = np.zeros((2, n_T - 1, n // 64), dtype=np.uint64)
+    walker = np.repeat(np.arange(2 * n_T) // 2, n).reshape(2 * n_T, n)
+    trips, rt = np.zeros((2, n_T, n), dtype=np.int8), np.zeros((n, 2, n_T), dtype=np.int64)
+    acc = np.zeros((n, n_T - 1), dtype=np.int64)
+    E_got = E.copy()
+    exchange_step(E_got, dbeta, table, masks, walker, trips, rt, acc, 7, 64, 123, 456)
+    bits = (masks[:, :, :, None] >> np.arange(64, dtype=np.uint64)) & np.uint64(1)
+    r, i, w, b = np.nonzero(bits)
+    got = sorted(zip(r.tolist(), i.tolist(), (64 * w + b).tolist(), strict=True))
+    assert 0 < len(got) < 2 * (n_T - 1) * n  # some exchanges refused, some accepted
+    assert got == want
+    np.testing.assert_array_equal(E_got, E_want)
+    assert acc.sum() == len(want)
 
 
 def test_exchanges_are_bookkept() -> None:

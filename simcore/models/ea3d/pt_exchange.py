@@ -28,48 +28,89 @@ from simcore.rng.streams import STREAM_EA_PT_EXCHANGE
 NONE, BOTTOM, TOP = 0, 1, 2
 
 
+#: Widest acceptance table (entries per pair): beyond it, the threshold is computed as
+#: the table would hold it.
+MAX_TABLE = 1 << 16
+
+
+@numba.njit(cache=True)
+def _threshold(dbeta, d):
+    """round-down of 2^32 exp(x), x = dbeta * d < 0: the acceptance threshold of a draw."""
+    return np.uint64(math.floor(math.exp(dbeta * float(d)) * 4294967296.0))
+
+
+@numba.njit(cache=True)
+def _fill_tables(dbeta, table):
+    for i in range(dbeta.size):
+        sign = -1 if dbeta[i] > 0.0 else 1  # the sign of d that makes x negative
+        for a in range(table.shape[1]):
+            table[i, a] = _threshold(dbeta[i], sign * a) if dbeta[i] != 0.0 else 0
+
+
+def exchange_tables(betas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(dbeta, table)`` for :func:`exchange_step`: ``dbeta[i] = betas[i] - betas[i+1]``
+    and ``table[i, |d|]``, the threshold of pair i at the energy difference d of sign
+    opposite to dbeta, for |d| up to where 2^32 exp(x) falls below 1 (from there every
+    entry is 0: refused without a draw), at most :data:`MAX_TABLE` wide.  Computed once
+    per job with the expression of the decision itself, so a table entry and the value it
+    replaces are the same number."""
+    dbeta = np.asarray(betas[:-1] - betas[1:], dtype=np.float64)
+    steep = np.abs(dbeta[dbeta != 0.0])
+    width = int(min(MAX_TABLE, np.ceil(23.0 / steep.min()) + 2)) if steep.size else 1
+    table = np.zeros((dbeta.size, width), dtype=np.uint64)
+    _fill_tables(dbeta, table)
+    return dbeta, table
+
+
 @numba.njit(inline="always", cache=True)
-def _exchange_sample(E, betas, masks, walker, trip_state, round_trips, accepted, m, offset, k0,
-                     k1, n_T, tag, w, b):  # fmt: skip
-    """The exchange decisions of sample 64 w + b (every replica and pair, in order)."""
-    s = 64 * w + b
-    bit = np.uint64(1) << np.uint64(b)
-    for r in range(2):
-        for i in range(n_T - 1):
-            lo, hi = 2 * i + r, 2 * (i + 1) + r
-            x = (betas[i] - betas[i + 1]) * float(E[lo, s] - E[hi, s])
-            ok = x >= 0.0
-            if not ok:
-                u = philox4x32(offset + s, m, (r << 16) | i, tag, k0, k1)[0]
-                ok = np.uint64(u) < np.uint64(math.floor(math.exp(x) * 4294967296.0))
-            if ok:
-                masks[r, i, w] |= bit
-                E[lo, s], E[hi, s] = E[hi, s], E[lo, s]
-                walker[lo, s], walker[hi, s] = walker[hi, s], walker[lo, s]
-                accepted[s, i] += 1
-        bottom = walker[r, s]
-        if trip_state[r, bottom, s] == TOP:
-            round_trips[s, r, bottom] += 1
-        trip_state[r, bottom, s] = BOTTOM
-        top = walker[2 * (n_T - 1) + r, s]
-        if trip_state[r, top, s] == BOTTOM:
-            trip_state[r, top, s] = TOP
+def _accepts(E, dbeta, table, lo, hi, i, s, ctr_a, ctr_b, ctr_c, tag, k0, k1):
+    """The decision of one pair for sample s: x >= 0, or a Philox draw below the pair's
+    threshold (none is drawn where the threshold is 0: the draw could not be below it)."""
+    d = E[lo, s] - E[hi, s]
+    if dbeta[i] * float(d) >= 0.0:
+        return True
+    a = abs(d)
+    t = table[i, a] if a < table.shape[1] else _threshold(dbeta[i], d)
+    if t == 0:
+        return False
+    return np.uint64(philox4x32(ctr_a, ctr_b, ctr_c, tag, k0, k1)[0]) < t
 
 
 @numba.njit(parallel=True, cache=True)
-def exchange_step(E, betas, masks, walker, trip_state, round_trips, accepted, m, offset, k0, k1):
+def exchange_step(E, dbeta, table, masks, walker, trip_state, round_trips, accepted, m, offset,
+                  k0, k1):  # fmt: skip
     """One exchange step (module doc).  ``E[slot, s]``: energies (integers, J = 1);
-    ``walker[slot, s]``: label at each slot; ``trip_state[r, label, s]``; counts
-    ``round_trips[s, r, label]`` and ``accepted[s, i]`` are incremented in place.  The
-    samples decide independently (coded words run in parallel)."""
+    ``dbeta``, ``table``: :func:`exchange_tables` of the job's betas; ``walker[slot, s]``:
+    label at each slot; ``trip_state[r, label, s]``; counts ``round_trips[s, r, label]``
+    and ``accepted[s, i]`` are incremented in place.  The samples decide independently
+    (coded words run in parallel); within a word, pair by pair over its 64 samples, so
+    that the rows of E and walker are read in order (a sample's decisions keep their
+    order: replica 0's pairs, then replica 1's)."""
     n_slots, n = E.shape
     n_T = n_slots // 2
     tag = STREAM_EA_PT_EXCHANGE << 24
     masks[:] = 0
     for w in numba.prange(n // 64):
-        for b in range(64):
-            _exchange_sample(E, betas, masks, walker, trip_state, round_trips, accepted, m,
-                             offset, k0, k1, n_T, tag, w, b)  # fmt: skip
+        for r in range(2):
+            for i in range(n_T - 1):
+                lo, hi = 2 * i + r, 2 * (i + 1) + r
+                for b in range(64):
+                    s = 64 * w + b
+                    if _accepts(E, dbeta, table, lo, hi, i, s, offset + s, m, (r << 16) | i,
+                                tag, k0, k1):  # fmt: skip
+                        masks[r, i, w] |= np.uint64(1) << np.uint64(b)
+                        E[lo, s], E[hi, s] = E[hi, s], E[lo, s]
+                        walker[lo, s], walker[hi, s] = walker[hi, s], walker[lo, s]
+                        accepted[s, i] += 1
+            for b in range(64):
+                s = 64 * w + b
+                bottom = walker[r, s]
+                if trip_state[r, bottom, s] == TOP:
+                    round_trips[s, r, bottom] += 1
+                trip_state[r, bottom, s] = BOTTOM
+                top = walker[2 * (n_T - 1) + r, s]
+                if trip_state[r, top, s] == BOTTOM:
+                    trip_state[r, top, s] = TOP
 
 
 @numba.njit(cache=True)

@@ -28,7 +28,7 @@ from simcore.models.ea3d.lattice import (
 )
 from simcore.models.ea3d.observables import agreeing_spins, satisfied_bonds
 from simcore.models.ea3d.planes import overlap_qk2, qk2_norm, qk2_weights, site_coordinates
-from simcore.models.ea3d.pt_exchange import accumulate, energies, exchange_step
+from simcore.models.ea3d.pt_exchange import accumulate, energies, exchange_step, exchange_tables
 from simcore.models.ea3d.pt_kernels import pair_slots, swap_slots, sweeps_pt
 from simcore.models.ea3d.pt_ladder import temperatures
 from simcore.models.ea3d.pt_spec import SPEC
@@ -65,6 +65,7 @@ class PTSimulation(OnCPU, LockstepProgress):
         self.T = temperatures(cfg["T_min"], cfg["T_max"], int(cfg["n_T"]))
         self.n_T, self.n_slots = self.T.size, 2 * self.T.size
         self.betas = 1.0 / self.T
+        self.dbeta, self.accept_table = exchange_tables(self.betas)
         self.thr = np.array([thresholds(float(T)) for T in self.T], dtype=np.uint64)
         self.every = int(cfg["exchange_every"])
         self.M = int(cfg["t_max"]) // self.every  # exchange steps (a power of two)
@@ -124,7 +125,7 @@ class PTSimulation(OnCPU, LockstepProgress):
             m = int(st["m"])
             self.sweeps(st, m * self.every, self.every)
             E = energies(self._satisfied(st), self.V)
-            exchange_step(E, self.betas, masks, st["walker"], st["trip_state"],
+            exchange_step(E, self.dbeta, self.accept_table, masks, st["walker"], st["trip_state"],
                           st["round_trips"], st["accepted"], m,
                           int(self.cfg["sample_offset"]), self.k0, self.k1)  # fmt: skip
             self._swap(st, masks)
