@@ -39,7 +39,8 @@ from analysis.literature import LiteratureValue
 from analysis.plotting import load_datasets, n_samples_of, require_variables, value_error_text
 from simcore.interrupt import run_main
 
-__all__ = ["AGREE_SIGMAS", "FIT_VARIABLES", "REFERENCES", "beta_table", "compare", "main"]
+__all__ = ["AGREE_SIGMAS", "FIT_VARIABLES", "REFERENCES", "beta_table", "compare", "main",
+           "number_text", "point_label", "why_not"]  # fmt: skip
 
 #: A fitted beta agrees with a reference where they differ by at most this many combined
 #: standard deviations.
@@ -96,13 +97,15 @@ def _at_bound(ds: xr.Dataset, omega: float, t_lower: float) -> bool:
     return noted or bool(omega_at_bound(omega))
 
 
-def _point(ds: xr.Dataset) -> str:
+def point_label(ds: xr.Dataset) -> str:
+    """The point of a row: scheme and thread cell, L, samples."""
     return f"{scheme_label(ds)}, L={ds.attrs.get('L', '?')}, n={n_samples_of(ds)}"
 
 
-def _why_not(ds: xr.Dataset, t_lower: float) -> str:
-    """The reason the analysis recorded for the window starting at ``t_lower``."""
-    comment = str(ds["beta_asymptotic"].attrs.get("comment", ""))
+def why_not(ds: xr.Dataset, t_lower: float, variable: str = "beta_asymptotic") -> str:
+    """The reason the analysis recorded (in ``variable``'s comment) for the window
+    starting at ``t_lower``."""
+    comment = str(ds[variable].attrs.get("comment", ""))
     key = f"t_lower={t_lower:g}: "
     for part in comment.split("; "):
         if part.startswith(key):
@@ -119,21 +122,21 @@ def _rows(ds: xr.Dataset) -> list[list[str]]:
         window = f"[{v['beta_fit_t_lower']:g}, {v['beta_fit_t_upper']:g}]"
         beta, err = v["beta_asymptotic"], v["beta_asymptotic_err"]
         if not math.isfinite(beta):
-            why = _why_not(ds, v["beta_fit_t_lower"]).replace("|", "/")
-            rows.append([_point(ds), window, f"{v['beta_fit_n_points']:g}", f"no fit: {why}",
+            why = why_not(ds, v["beta_fit_t_lower"]).replace("|", "/")
+            rows.append([point_label(ds), window, f"{v['beta_fit_n_points']:g}", f"no fit: {why}",
                          "-", "-", *("-" for _ in REFERENCES)])  # fmt: skip
             continue
         om, chi2 = v["beta_correction_exponent"], f"{v['beta_fit_chi2_per_dof']:.2f}"
         if _at_bound(ds, om, v["beta_fit_t_lower"]):
             end = "lower" if om < 0.5 * sum(OMEGA_RANGE) else "upper"
             bound = f"{om:.3g} ({end} end of [{OMEGA_RANGE[0]:g}, {OMEGA_RANGE[1]:g}])"
-            rows.append([_point(ds), window, f"{v['beta_fit_n_points']:g}",
+            rows.append([point_label(ds), window, f"{v['beta_fit_n_points']:g}",
                          "no result: omega at its bound", bound, chi2,
                          *("-" for _ in REFERENCES)])  # fmt: skip
             continue
         omega = number_text(om, v["beta_correction_exponent_err"])
         refs = [compare(beta, err, r) if dim == "2" else f"- (d={dim})" for r in REFERENCES]
-        rows.append([_point(ds), window, f"{v['beta_fit_n_points']:g}",
+        rows.append([point_label(ds), window, f"{v['beta_fit_n_points']:g}",
                      number_text(beta, err), omega, chi2, *refs])  # fmt: skip
     return rows
 

@@ -1,15 +1,20 @@
 """Tests of the plateau of beta_eff (analysis.kpz_plateau): the flat fits on exact lines,
 and through analyze on the synthetic growth datasets of test_kpz_analysis_betafit, where
 a plateau is present (no correction to scaling) or absent (the intrinsic-width
-correction, beta_eff still rising by ~0.006 per decade at t ~ 3000)."""
+correction, beta_eff still rising by ~0.006 per decade at t ~ 3000); and the table of
+the fits (analysis.kpz_plateau_table)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
+import xarray as xr
 from test_kpz_analysis_betafit import BETA_2D, growth_dataset
 
 from analysis import kpz_plateau
 from analysis.kpz import analyze
+from analysis.kpz_betafit import number_text
 
 
 def test_flat_fits_of_exact_lines() -> None:
@@ -66,3 +71,49 @@ def test_too_few_values_give_nan_with_the_reason() -> None:
     k = list(out["beta_plateau_t_lower"].values).index(3000.0)
     assert np.isnan(out["beta_plateau"].values[k])
     assert "t_lower=3000" in out["beta_plateau"].attrs["comment"]
+
+
+def test_table_states_flat_and_rising(tmp_path) -> None:
+    """The table (analysis.kpz_plateau_table) has one row per point and window; the flat
+    growth law reads "flat" and the rising one "rises" over t_eff >= 1000, each row with
+    the values the analysis holds; a window without values says why."""
+    from analysis import kpz_plateau_table as table
+
+    paths = []
+    for name, b, t_max in (("flat", 0.0, 10000), ("rising", 1.0, 10000), ("short", 0.0, 2000)):
+        paths.append(tmp_path / f"{name}.nc")
+        analyze(growth_dataset(b=b, t_max=t_max, seed=5)).to_netcdf(paths[-1])
+    lines = table.plateau_table(paths).splitlines()
+    rows = [line.split(" | ") for line in lines[2:]]
+    assert len(rows) == 3 * len(kpz_plateau.PLATEAU_T_LOWERS)
+    main = [r for r in rows if r[1].startswith("[1000,")]
+    assert main[0][5].startswith("flat") and main[1][5].startswith("rises")
+    out = xr.load_dataset(paths[0])
+    level, err = _main(out, "beta_plateau")
+    assert main[0][3] == number_text(level, err)
+    assert any("no fit:" in r[3] and "fewer than 3" in r[3] for r in rows)
+
+
+def test_table_flatness_words() -> None:
+    """Within 2 errors of zero a slope is flat; beyond, it rises or falls; NaN is '-'."""
+    from analysis.kpz_plateau_table import flatness
+
+    assert flatness(0.001, 0.001).startswith("flat")
+    assert flatness(0.003, 0.001) == "rises (+3.0 sigma)"
+    assert flatness(-0.003, 0.001) == "falls (-3.0 sigma)"
+    assert flatness(float("nan"), 0.001) == "-"
+
+
+def test_table_cli_bad_input_one_line(tmp_path) -> None:
+    """A file that is not an analysis with the plateau fits: exit 2, one line naming it."""
+    import subprocess
+    import sys
+
+    raw = tmp_path / "raw.nc"
+    growth_dataset(n_samples=4, t_max=100).to_netcdf(raw)
+    proc = subprocess.run([sys.executable, "-m", "analysis.kpz_plateau_table", str(raw)],
+                          capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[1])  # fmt: skip
+    assert proc.returncode == 2 and proc.stdout == ""
+    err = proc.stderr.strip().splitlines()
+    assert len(err) == 1 and str(raw) in err[0] and "beta_plateau" in err[0], err
