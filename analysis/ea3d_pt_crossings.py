@@ -34,6 +34,7 @@ from analysis.plotting import (
     value_error_text,
 )
 from analysis.stats import replica_error
+from analysis.tables import markdown_table
 
 __all__ = [
     "CROSSING_VARIABLES",
@@ -212,7 +213,7 @@ def crossing_table(paths: Sequence[str | os.PathLike[str]], quantity: str = "bin
     head = ["L1", "L2", "T_cross", "ladder", "samples", "note"]
     title = QUANTITIES[quantity][1]
     lines = [] if title is None else [f"{title}:", ""]
-    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    cells = []
     for r in rows:
         if math.isfinite(r["T_cross"]):
             cell, note = value_error_text(r["T_cross"], r["T_cross_err"]), r["note"]
@@ -220,6 +221,5 @@ def crossing_table(paths: Sequence[str | os.PathLike[str]], quantity: str = "bin
             cell, note = r["note"], ""
         ladder = f"[{r['T_min']:g}, {r['T_max']:g}]"
         n = "/".join(str(samples[s]) for s in r["sources"])
-        lines.append("| " + " | ".join([str(r["L1"]), str(r["L2"]), cell, ladder, n, note])
-                     + " |")  # fmt: skip
-    return "\n".join(lines)
+        cells.append([str(r["L1"]), str(r["L2"]), cell, ladder, n, note])
+    return "\n".join(lines + markdown_table(head, cells))

@@ -27,7 +27,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import xarray as xr
 
@@ -37,10 +37,11 @@ from analysis.kelling2017_labels import scheme_label
 from analysis.kpz_literature import BETA
 from analysis.literature import LiteratureValue
 from analysis.plotting import load_datasets, n_samples_of, require_variables, value_error_text
+from analysis.tables import markdown_table
 from simcore.interrupt import run_main
 
 __all__ = ["AGREE_SIGMAS", "FIT_VARIABLES", "REFERENCES", "beta_table", "compare", "main",
-           "number_text", "point_label", "why_not"]  # fmt: skip
+           "number_text", "point_label", "table_main", "why_not"]  # fmt: skip
 
 #: A fitted beta agrees with a reference where they differ by at most this many combined
 #: standard deviations.
@@ -151,32 +152,36 @@ def beta_table(paths: Sequence[str | os.PathLike[str]]) -> str:
     require_variables(datasets, FIT_VARIABLES, "a kpz analysis with the beta fit")
     head = ["point", "window t_eff", "values", "beta (fit)", "omega", "chi2/dof",
             *(f"vs {r.text}" for r in REFERENCES)]  # fmt: skip
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for ds in datasets:
-        lines += ["| " + " | ".join(row) + " |" for row in _rows(ds)]
-    return "\n".join(lines)
+    return "\n".join(markdown_table(head, (row for ds in datasets for row in _rows(ds))))
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """CLI entry point; returns the exit status (0 ok, 2 bad input)."""
-    parser = argparse.ArgumentParser(
-        prog="python -m analysis.kpz_betafit",
-        description=(
-            "Print a Markdown table of the asymptotic growth exponent fitted to beta_eff "
-            "(beta + a t^-omega) of kpz analyses: one row per point and fit window, with "
-            "the difference to kelling2017's 0.2415(15) and to 0.2414(2) in standard "
-            f"deviations (agrees: at most {AGREE_SIGMAS:g}). A fit whose omega sits at an "
-            "end of its search range is flagged (no result), not compared."
-        ),
-    )
+def table_main(
+    argv: Sequence[str] | None, prog: str, description: str, build: Callable[[list[str]], str]
+) -> int:
+    """The command line of a table of analysis files: ``build`` of the files given, printed;
+    exit status 0, or 2 with one line naming the file where it cannot be read or lacks the
+    table's variables."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("inputs", nargs="+", metavar="ANALYSIS", help="kpz analysis .nc files")
     args = parser.parse_args(argv)
     try:
-        table = beta_table(args.inputs)
+        table = build(args.inputs)
     except (OSError, ValueError, KeyError) as exc:
         return fail(parser.prog, exc)
     print(table)
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """CLI entry point; returns the exit status (0 ok, 2 bad input)."""
+    description = (
+        "Print a Markdown table of the asymptotic growth exponent fitted to beta_eff "
+        "(beta + a t^-omega) of kpz analyses: one row per point and fit window, with "
+        "the difference to kelling2017's 0.2415(15) and to 0.2414(2) in standard "
+        f"deviations (agrees: at most {AGREE_SIGMAS:g}). A fit whose omega sits at an "
+        "end of its search range is flagged (no result), not compared."
+    )
+    return table_main(argv, "python -m analysis.kpz_betafit", description, beta_table)
 
 
 if __name__ == "__main__":

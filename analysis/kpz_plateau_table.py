@@ -17,23 +17,23 @@ with the plateau fits), one line on stderr.
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 from collections.abc import Sequence
 
 import xarray as xr
 
-from analysis.dispatch import fail
 from analysis.kpz_betafit import (
     AGREE_SIGMAS,
     REFERENCES,
     compare,
     number_text,
     point_label,
+    table_main,
     why_not,
 )
 from analysis.plotting import load_datasets, require_variables
+from analysis.tables import markdown_table
 from simcore.interrupt import run_main
 
 __all__ = ["PLATEAU_VARIABLES", "flatness", "main", "plateau_table"]
@@ -94,31 +94,18 @@ def plateau_table(paths: Sequence[str | os.PathLike[str]]) -> str:
     require_variables(datasets, PLATEAU_VARIABLES, "a kpz analysis with the plateau fits")
     head = ["point", "window t_eff", "values", "beta plateau", "slope per decade",
             "beta_eff there", "chi2/dof", *(f"vs {r.text}" for r in REFERENCES)]  # fmt: skip
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for ds in datasets:
-        lines += ["| " + " | ".join(row) + " |" for row in _rows(ds)]
-    return "\n".join(lines)
+    return "\n".join(markdown_table(head, (row for ds in datasets for row in _rows(ds))))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """CLI entry point; returns the exit status (0 ok, 2 bad input)."""
-    parser = argparse.ArgumentParser(
-        prog="python -m analysis.kpz_plateau_table",
-        description=(
-            "Print a Markdown table of the plateau fits of beta_eff of kpz analyses: per "
-            "point and window t_eff >= t_lower, the weighted mean of beta_eff and its slope "
-            f"per decade (flat: within {AGREE_SIGMAS:g} errors of 0), and the mean against "
-            "kelling2017's 0.2415(15) and 0.2414(2) in standard deviations."
-        ),
+    description = (
+        "Print a Markdown table of the plateau fits of beta_eff of kpz analyses: per "
+        "point and window t_eff >= t_lower, the weighted mean of beta_eff and its slope "
+        f"per decade (flat: within {AGREE_SIGMAS:g} errors of 0), and the mean against "
+        "kelling2017's 0.2415(15) and 0.2414(2) in standard deviations."
     )
-    parser.add_argument("inputs", nargs="+", metavar="ANALYSIS", help="kpz analysis .nc files")
-    args = parser.parse_args(argv)
-    try:
-        table = plateau_table(args.inputs)
-    except (OSError, ValueError, KeyError) as exc:
-        return fail(parser.prog, exc)
-    print(table)
-    return 0
+    return table_main(argv, "python -m analysis.kpz_plateau_table", description, plateau_table)
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ from analysis.lulli2015 import (
     size_branch,
 )
 from analysis.plotting import STYLE, Drawn, guide_style, new_figure
-from analysis.tables import Row, read_table, table_provenance
+from analysis.tables import Row, markdown_table, read_table, table_provenance
 
 __all__ = [
     "PAPER_TABLE1",
@@ -250,7 +250,7 @@ def _markdown_table(
     finite, the status else, its status beside a value of a row not "ok") and the paper's
     per GPU (``paper_text``, or a dash where the paper has no such generator)."""
     head = ["generator", *(f"ours, {d}" for d in ours), *(f"paper, {g}" for g in paper_gpus)]
-    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = []
     for g in gens:
         cells = [GENERATOR_NAMES.get(g, g)]
         for by_gen in ours.values():
@@ -262,8 +262,8 @@ def _markdown_table(
             else:
                 cells.append(r["status"])
         cells += [paper_text(g, paper[g][gpu]) if g in paper else "—" for gpu in paper_gpus]
-        out.append("| " + " | ".join(cells) + " |")
-    return out
+        rows.append(cells)
+    return markdown_table(head, rows)
 
 
 def prng_markdown(rows: Sequence[Row]) -> str:

@@ -8,17 +8,18 @@ found by their header, never by position, so a kernel may add columns without br
 a figure, and no engine module is imported to know them.
 
 Also here: the provenance of a figure drawn from tables (:func:`table_provenance`), in the
-keys :func:`analysis.plotting.save_figure` writes.
+keys :func:`analysis.plotting.save_figure` writes, and the Markdown form of the tables
+the analysis prints for the README (:func:`markdown_table`).
 """
 
 from __future__ import annotations
 
 import csv
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["Row", "join_column", "read_table", "table_provenance"]
+__all__ = ["Row", "join_column", "markdown_table", "read_table", "table_provenance"]
 
 #: One row of a table: every column by name, the needed ones converted.
 Row = dict[str, Any]
@@ -82,3 +83,9 @@ def table_provenance(
         "backend": join_column(rows, "backend"),
         "device": join_column(rows, "device"),
     }
+
+
+def markdown_table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    """The lines of a Markdown table: the header ``head``, its rule, then one line per row."""
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    return lines + ["| " + " | ".join(row) + " |" for row in rows]
