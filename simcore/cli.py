@@ -10,7 +10,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from simcore.checks import ConfigError, check_stop_time, check_wall_seconds
-from simcore.interrupt import EXIT_INTERRUPTED, exit_interrupted, interrupted
+from simcore.interrupt import EXIT_INTERRUPTED, closed_output, exit_interrupted, interrupted
 from simcore.walltime import STOP_AT_ENV, stop_at_from_env
 
 if TYPE_CHECKING:
@@ -252,8 +252,11 @@ def main(argv: list[str] | None = None) -> int:
     console = argv is None
     try:
         status = _main(sys.argv[1:] if console else list(argv), console)
+        sys.stdout.flush()
     except KeyboardInterrupt:
         status = interrupted("simcore")
+    except BrokenPipeError:
+        status = closed_output()
     if console and status == EXIT_INTERRUPTED:
         exit_interrupted()
     return status

@@ -91,14 +91,33 @@ def exit_interrupted() -> NoReturn:
     sys.exit(EXIT_INTERRUPTED)  # where SIGINT does not end the process
 
 
+#: Exit status where the reader of standard output went away (``| head``): 128 + SIGPIPE,
+#: what a shell reports for a program that the closed pipe ended.
+EXIT_CLOSED_OUTPUT = 141
+
+
+def closed_output() -> int:
+    """Standard output's reader is gone: point stdout at the null device, so that
+    Python's last flush raises nothing either, and return :data:`EXIT_CLOSED_OUTPUT`.
+    Output cut short by its reader is what the user asked for: no message, no traceback."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, sys.stdout.fileno())
+    os.close(null)
+    return EXIT_CLOSED_OUTPUT
+
+
 def run_main(main: Callable[[], int | None], prog: str) -> NoReturn:
     """``sys.exit(main())`` for a command-line entry point, with Ctrl-C ending it in one
     line (``PROG: interrupted``) and exit status 130 (:func:`exit_interrupted`) instead of
-    a traceback."""
+    a traceback, and output cut by its reader (``| head``) ending it quietly
+    (:func:`closed_output`)."""
     try:
         status = main()
+        sys.stdout.flush()
     except KeyboardInterrupt:
         status = interrupted(prog)
+    except BrokenPipeError:
+        status = closed_output()
     if status == EXIT_INTERRUPTED:
         exit_interrupted()
     sys.exit(status)

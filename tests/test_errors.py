@@ -456,3 +456,25 @@ def test_a_missing_configfile_fails_before_the_snakefile(tmp_path: Path) -> None
     assert proc.returncode != 0
     assert "nope.yaml" in _said(proc)[-1]
     assert not (tmp_path / "results").exists()
+
+
+XI_ANALYSES = sorted(str(p) for p in (ROOT / "docs/data/ea3d_xi/analysis").glob("*.nc"))
+
+
+@pytest.mark.parametrize("command", [["-m", "simcore.cli", "models"],
+                                     ["-m", "analysis.ea3d_pt", "crossings", *XI_ANALYSES]],
+                         ids=["simcore", "analysis"])  # fmt: skip
+def test_output_closed_by_its_reader_ends_quietly(command: list[str]) -> None:
+    """``simcore ... | head`` and ``python -m analysis... | head``: the reader is gone (here
+    from the start: the pipe's read end is closed), so every write fails; the command ends
+    with status 141 (128 + SIGPIPE) and nothing on stderr, no traceback."""
+    import os
+
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        proc = subprocess.run([sys.executable, *command], stdout=w, stderr=subprocess.PIPE,
+                              text=True, timeout=120, cwd=ROOT)  # fmt: skip
+    finally:
+        os.close(w)
+    assert proc.returncode == 141 and proc.stderr == "", proc.stderr
