@@ -41,7 +41,7 @@ from analysis.tables import markdown_table
 from simcore.interrupt import run_main
 
 __all__ = ["AGREE_SIGMAS", "FIT_VARIABLES", "REFERENCES", "beta_table", "compare", "main",
-           "number_text", "point_label", "table_main", "why_not"]  # fmt: skip
+           "number_text", "point_label", "table_main", "why_not", "window_table"]  # fmt: skip
 
 #: A fitted beta agrees with a reference where they differ by at most this many combined
 #: standard deviations.
@@ -142,17 +142,30 @@ def _rows(ds: xr.Dataset) -> list[list[str]]:
     return rows
 
 
+def window_table(
+    paths: Sequence[str | os.PathLike[str]],
+    variables: Sequence[str],
+    what: str,
+    head: Sequence[str],
+    rows_of: Callable[[xr.Dataset], list[list[str]]],
+) -> str:
+    """The Markdown table ``head`` of the rows ``rows_of`` each analysis file of ``paths``
+    gives, in the order given; ``ValueError`` naming the file for one that cannot be read
+    or lacks ``variables`` (it is not ``what``)."""
+    if not paths:
+        raise ValueError("no analysis files given")
+    datasets = load_datasets(paths)
+    require_variables(datasets, variables, what)
+    return "\n".join(markdown_table(head, (row for ds in datasets for row in rows_of(ds))))
+
+
 def beta_table(paths: Sequence[str | os.PathLike[str]]) -> str:
     """The Markdown table of the beta fits of the kpz analysis files ``paths``: one row per
     point and fit window, in the order given.  ``ValueError`` naming the file for one that
     cannot be read or holds no beta fit."""
-    if not paths:
-        raise ValueError("no analysis files given")
-    datasets = load_datasets(paths)
-    require_variables(datasets, FIT_VARIABLES, "a kpz analysis with the beta fit")
     head = ["point", "window t_eff", "values", "beta (fit)", "omega", "chi2/dof",
             *(f"vs {r.text}" for r in REFERENCES)]  # fmt: skip
-    return "\n".join(markdown_table(head, (row for ds in datasets for row in _rows(ds))))
+    return window_table(paths, FIT_VARIABLES, "a kpz analysis with the beta fit", head, _rows)
 
 
 def table_main(

@@ -31,9 +31,8 @@ from analysis.kpz_betafit import (
     point_label,
     table_main,
     why_not,
+    window_table,
 )
-from analysis.plotting import load_datasets, require_variables
-from analysis.tables import markdown_table
 from simcore.interrupt import run_main
 
 __all__ = ["PLATEAU_VARIABLES", "flatness", "main", "plateau_table"]
@@ -88,13 +87,10 @@ def plateau_table(paths: Sequence[str | os.PathLike[str]]) -> str:
     """The Markdown table of the plateau fits of the kpz analysis files ``paths``: one row
     per point and window, in the order given.  ``ValueError`` naming the file for one that
     cannot be read or holds no plateau fits."""
-    if not paths:
-        raise ValueError("no analysis files given")
-    datasets = load_datasets(paths)
-    require_variables(datasets, PLATEAU_VARIABLES, "a kpz analysis with the plateau fits")
     head = ["point", "window t_eff", "values", "beta plateau", "slope per decade",
             "beta_eff there", "chi2/dof", *(f"vs {r.text}" for r in REFERENCES)]  # fmt: skip
-    return "\n".join(markdown_table(head, (row for ds in datasets for row in _rows(ds))))
+    what = "a kpz analysis with the plateau fits"
+    return window_table(paths, PLATEAU_VARIABLES, what, head, _rows)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
