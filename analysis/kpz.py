@@ -30,14 +30,15 @@ import xarray as xr
 from analysis.estimates import analysis_attrs, beta_eff_of, put_local_slope
 from analysis.kpz_figures import draw_figures
 from analysis.kpz_fits import (
+    BETA_FIT,
     BETA_FIT_RULE,
     LAMBDA_WINDOW_RULE,
-    put_beta_fit,
     put_lambdas,
+    put_window_fits,
     set_variable,
 )
 from analysis.kpz_literature import REFERENCE_BETA, dim_of
-from analysis.kpz_plateau import put_beta_plateau
+from analysis.kpz_plateau import PLATEAU_FIT
 from analysis.stats import default_groups, jackknife
 from simcore.io.dataset import unit_attributes
 
@@ -206,8 +207,8 @@ def analyze(ds: xr.Dataset, n_groups: int | None = None) -> xr.Dataset:
     t_units = unit_attributes(ds["t"].attrs)
     out = _means(ds, data, est, err, times, t_units)
     out = put_lambdas(out, ds, data, est, err, groups, t_units)
-    out = put_beta_fit(out, ds, data, times, groups, t_units)
-    out = put_beta_plateau(out, ds, data, times, groups, t_units)
+    for fit in (BETA_FIT, PLATEAU_FIT):  # beta + a t^-omega; the plateau
+        out = put_window_fits(out, ds, data, times, groups, t_units, fit)
     if "snapshot" in ds.data_vars:
         out = _put_snapshot(out, ds)
     out.attrs = _attrs(ds, groups)

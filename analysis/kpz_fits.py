@@ -41,7 +41,6 @@ __all__ = [
     "BETA_FIT",
     "WindowFit",
     "beta_fit_windows",
-    "put_beta_fit",
     "put_window_fits",
     "put_lambdas",
     "set_variable",
@@ -293,7 +292,8 @@ class WindowFit(NamedTuple):
     coordinates ``<prefix>_t_lower``/``_t_upper`` and the variables
     ``<prefix>_chi2_per_dof`` and ``<prefix>_n_points``; ``window`` and ``chi2_of`` word
     their long names, ``rule`` ends every comment; ``chi2`` is that of a fit of
-    ``chi2_parameters`` parameters (its degrees of freedom)."""
+    ``chi2_parameters`` parameters (its degrees of freedom); ``notes(windows, estimates)``,
+    where given, adds what the comment should say of the estimates."""
 
     dim: str
     prefix: str
@@ -305,6 +305,7 @@ class WindowFit(NamedTuple):
     window: str
     chi2_of: str
     chi2_parameters: int
+    notes: Callable[[Sequence[BetaFitWindow], xr.Dataset], list[str]] | None = None
 
 
 def _window_fits(
@@ -342,12 +343,11 @@ def put_window_fits(
     groups: int,
     t_units: dict[str, str],
     spec: WindowFit,
-    notes: Callable[[Sequence[BetaFitWindow], xr.Dataset], list[str]] | None = None,
 ) -> xr.Dataset:
-    """``out`` with the fits of ``spec`` over its windows (:func:`beta_fit_windows`), each
-    window's estimates with jackknife errors, chi2/dof, number of values and ends, NaN
-    where a window cannot be fitted, the reason in the comment (and what ``notes`` says
-    of the estimates)."""
+    """``out`` with the fits of ``spec`` over its windows (:func:`beta_fit_windows`) along
+    ``spec.dim``, one entry per lower end: each window's estimates with jackknife errors,
+    chi2/dof, number of values and ends, NaN where a window cannot be fitted, the reason
+    in the comment (and what ``spec.notes`` says of the estimates)."""
     t_eff = out["t_eff"].values
     beta, err = out["beta_eff"].values, out["beta_eff_err"].values
     windows = beta_fit_windows(ds, t_eff, out["t_upper"].values, beta, err, spec.lowers,
@@ -358,7 +358,7 @@ def put_window_fits(
     n_points = np.array([w.index.size for w in windows], dtype=np.int64)
     last = [float(t_eff[w.index[-1]]) if w.index.size else np.nan for w in windows]
     found = [f"t_lower={w.t_lower:g}: {w.reason}" for w in windows if w.reason]
-    comment = "; ".join([*found, *(notes(windows, est) if notes else []), spec.rule])
+    comment = "; ".join([*found, *(spec.notes(windows, est) if spec.notes else []), spec.rule])
     pre, dim = spec.prefix, spec.dim
     out = out.assign_coords({
         f"{pre}_t_lower": (dim, np.asarray(spec.lowers, dtype=float),
@@ -394,7 +394,19 @@ def _power_correction(t: np.ndarray, y: np.ndarray, sigma: np.ndarray) -> dict[s
     return {"beta": fit.beta, "omega": fit.omega, "a": fit.a, "chi2": fit.chi2}
 
 
-#: The beta fit (:data:`BETA_FIT_RULE`): its parameters, as
+def _omega_notes(windows: Sequence[BetaFitWindow], est: xr.Dataset) -> list[str]:
+    """The windows whose omega sits at an end of its search range: no minimum inside it."""
+    notes = []
+    for w, om in zip(windows, est["omega"].values, strict=True):
+        if not w.reason and np.isfinite(om) and (om <= OMEGA_RANGE[0] * (1 + 1e-9)
+                                                 or om >= OMEGA_RANGE[1] * (1 - 1e-9)):  # fmt: skip
+            notes.append(f"t_lower={w.t_lower:g}: omega at an end of its search range "
+                         f"{list(OMEGA_RANGE)}, the fit is not a minimum inside it")  # fmt: skip
+    return notes
+
+
+#: The beta fit (:data:`BETA_FIT_RULE`) over the dim ``beta_fit``, one entry per lower end
+#: of :data:`BETA_FIT_T_LOWERS`: its parameters, as
 #: :class:`analysis.estimates.PowerCorrectionFit` names them, and their variables.
 BETA_FIT = WindowFit(
     dim="beta_fit",
@@ -421,30 +433,5 @@ BETA_FIT = WindowFit(
     window="beta fit window",
     chi2_of="the beta fit",
     chi2_parameters=3,
+    notes=_omega_notes,
 )
-
-
-def _omega_notes(windows: Sequence[BetaFitWindow], est: xr.Dataset) -> list[str]:
-    """The windows whose omega sits at an end of its search range: no minimum inside it."""
-    notes = []
-    for w, om in zip(windows, est["omega"].values, strict=True):
-        if not w.reason and np.isfinite(om) and (om <= OMEGA_RANGE[0] * (1 + 1e-9)
-                                                 or om >= OMEGA_RANGE[1] * (1 - 1e-9)):  # fmt: skip
-            notes.append(f"t_lower={w.t_lower:g}: omega at an end of its search range "
-                         f"{list(OMEGA_RANGE)}, the fit is not a minimum inside it")  # fmt: skip
-    return notes
-
-
-def put_beta_fit(
-    out: xr.Dataset,
-    ds: xr.Dataset,
-    data: xr.Dataset,
-    times: np.ndarray,
-    groups: int,
-    t_units: dict[str, str],
-) -> xr.Dataset:
-    """``out`` with the fit of the asymptotic beta (:data:`BETA_FIT_RULE`) over the dim
-    ``beta_fit``, one entry per lower end of :data:`BETA_FIT_T_LOWERS`: the estimates and
-    jackknife errors of beta, omega and a, chi2/dof, the number of values and the window,
-    each NaN where its window cannot be fitted, the reason in the comment."""
-    return put_window_fits(out, ds, data, times, groups, t_units, BETA_FIT, _omega_notes)

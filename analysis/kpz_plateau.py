@@ -21,12 +21,11 @@ stability check.
 from __future__ import annotations
 
 import numpy as np
-import xarray as xr
 
-from analysis.kpz_fits import WindowFit, put_window_fits
+from analysis.kpz_fits import WindowFit
 
 __all__ = ["PLATEAU_FIT", "PLATEAU_MIN_POINTS", "PLATEAU_T_LOWER", "PLATEAU_T_LOWERS",
-           "flat_fits", "put_beta_plateau"]  # fmt: skip
+           "flat_fits"]  # fmt: skip
 
 #: The main lower end of the plateau window and the three lower ends fitted.
 PLATEAU_T_LOWER = 1000.0
@@ -57,7 +56,11 @@ def flat_fits(t: np.ndarray, y: np.ndarray, sigma: np.ndarray) -> dict[str, np.n
     return {"level": level, "slope": slope, "chi2": chi2}
 
 
-#: The plateau fits as a :class:`analysis.kpz_fits.WindowFit`.
+#: The plateau fits as a :class:`analysis.kpz_fits.WindowFit`, over the dim
+#: ``plateau_fit``, one entry per lower end of :data:`PLATEAU_T_LOWERS`:
+#: ``beta_plateau``, ``beta_plateau_slope`` (per decade of t), each with ``_err``,
+#: ``beta_plateau_chi2_per_dof``, ``beta_plateau_n_points`` and the window's coordinates
+#: ``beta_plateau_t_lower`` and ``beta_plateau_t_upper``.
 PLATEAU_FIT = WindowFit(
     dim="plateau_fit",
     prefix="beta_plateau",
@@ -77,19 +80,3 @@ PLATEAU_FIT = WindowFit(
     chi2_of="the constant fit",
     chi2_parameters=1,
 )
-
-
-def put_beta_plateau(
-    out: xr.Dataset,
-    ds: xr.Dataset,
-    data: xr.Dataset,
-    times: np.ndarray,
-    groups: int,
-    t_units: dict[str, str],
-) -> xr.Dataset:
-    """``out`` with the plateau fits (module doc) over the dim ``plateau_fit``, one entry
-    per lower end of :data:`PLATEAU_T_LOWERS`: ``beta_plateau``, ``beta_plateau_slope``
-    (per decade of t), each with ``_err``, ``beta_plateau_chi2_per_dof``,
-    ``beta_plateau_n_points`` and the window's coordinates ``beta_plateau_t_lower`` and
-    ``beta_plateau_t_upper``."""
-    return put_window_fits(out, ds, data, times, groups, t_units, PLATEAU_FIT)
