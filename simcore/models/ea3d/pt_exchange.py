@@ -31,6 +31,8 @@ NONE, BOTTOM, TOP = 0, 1, 2
 #: Widest acceptance table (entries per pair): beyond it, the threshold is computed as
 #: the table would hold it.
 MAX_TABLE = 1 << 16
+#: |x| from which every threshold is 0: 2^32 exp(x) < 1 needs |x| > ln 2^32 = 22.18.
+X_NO_DRAW = 23.0
 
 
 @numba.njit(cache=True)
@@ -56,7 +58,7 @@ def exchange_tables(betas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     replaces are the same number."""
     dbeta = np.asarray(betas[:-1] - betas[1:], dtype=np.float64)
     steep = np.abs(dbeta[dbeta != 0.0])
-    width = int(min(MAX_TABLE, np.ceil(23.0 / steep.min()) + 2)) if steep.size else 1
+    width = int(min(MAX_TABLE, np.ceil(X_NO_DRAW / steep.min()) + 2)) if steep.size else 1
     table = np.zeros((dbeta.size, width), dtype=np.uint64)
     _fill_tables(dbeta, table)
     return dbeta, table

@@ -64,8 +64,7 @@ class PTSimulation(OnCPU, LockstepProgress):
         self.samples = 64 * self.k
         self.T = temperatures(cfg["T_min"], cfg["T_max"], int(cfg["n_T"]))
         self.n_T, self.n_slots = self.T.size, 2 * self.T.size
-        self.betas = 1.0 / self.T
-        self.dbeta, self.accept_table = exchange_tables(self.betas)
+        self.dbeta, self.accept_table = exchange_tables(1.0 / self.T)
         self.thr = np.array([thresholds(float(T)) for T in self.T], dtype=np.uint64)
         self.every = int(cfg["exchange_every"])
         self.M = int(cfg["t_max"]) // self.every  # exchange steps (a power of two)
