@@ -1,4 +1,5 @@
-"""Sampling times: t = 0, log-spaced integer times, every waiting time and t_max."""
+"""Sampling times: t = 0, log-spaced integer times, every waiting time and t_max; and how
+far one bounded step goes toward the next of them."""
 
 from __future__ import annotations
 
@@ -23,3 +24,23 @@ def n_times_estimate(t_max: int, points_per_decade: int, n_waiting: int) -> int:
     """Upper estimate of the number of sampling times (log grid + waiting times + 0, t_max),
     for a job's memory estimate."""
     return int(points_per_decade * math.log10(max(t_max, 1))) + n_waiting + 3
+
+
+def bounded_step_end(t: int, t_to: int, attempts_per_unit: int, budget: int) -> int:
+    """Where a step from time ``t`` toward the sampling time ``t_to`` ends: after at most
+    ``budget`` update attempts (whole time units of ``attempts_per_unit`` each), and at
+    least one unit.  Log-spaced sampling times lie far apart at late times (the last
+    interval of a grid to 10^5 at 4 points per decade is 44 % of the run, minutes of a
+    GPU); a bounded step lets the runner stop at its wall limit, checkpoint or Ctrl-C
+    within seconds."""
+    return min(int(t_to), int(t) + max(1, int(budget) // max(1, int(attempts_per_unit))))
+
+
+def time_reached(st: dict, times: np.ndarray) -> int:
+    """The time a job's update has reached: the state's ``t_now`` where the job's steps
+    stop between sampling times (:func:`bounded_step_end`), else (a job or checkpoint
+    without it) the last sampling time done, ``times[ti - 1]``, or 0."""
+    if "t_now" in st:
+        return int(st["t_now"])
+    ti = int(st["ti"])
+    return int(times[ti - 1]) if ti > 0 else 0

@@ -121,7 +121,7 @@ def run_simcore(
 
 
 def run_with_stops(cfg: dict[str, Any], out: Path) -> int:
-    """Run a job that stops after every sampling time (``max_wall=0``), resuming from its
+    """Run a job that stops after every step (``max_wall=0``), resuming from its
     checkpoint each time, until it finishes; returns the number of stops.  While stopped,
     only the checkpoint exists, never the output."""
     from simcore.io.checkpoint import checkpoint_path

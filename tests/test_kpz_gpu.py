@@ -135,14 +135,22 @@ def test_gpu_run_equals_cpu_run(tmp_path, write_config, scheme: str) -> None:
 @pytest.mark.gpu
 @needs_gpu
 @pytest.mark.parametrize("scheme", ["DTrDT", "DTrDB"])
-def test_gpu_run_stopped_at_every_sampling_time_equals_cpu_run(tmp_path, scheme: str) -> None:
-    """A GPU job stopped after every sampling time and resumed from its checkpoint each
-    time writes the observables of the uninterrupted CPU twin: the checkpoint keeps the
+@pytest.mark.parametrize("mcs_per_step", [None, 3])
+def test_gpu_run_stopped_after_every_step_equals_cpu_run(
+    tmp_path, monkeypatch, scheme: str, mcs_per_step: int | None
+) -> None:
+    """A GPU job stopped after every step and resumed from its checkpoint each time
+    writes the observables of the uninterrupted CPU twin: the checkpoint keeps the
     lattices and event counts at the waiting times, and the heights at s that C_h needs
-    are rebuilt from them after each resume."""
+    are rebuilt from them after each resume.  With steps of 3 MCS (the job's 3 samples
+    of 64^2 sites, ``STEP_ATTEMPTS``) the stops fall between sampling times as well."""
     from conftest import run_and_load, run_with_stops, small_config
 
+    from simcore.backends.cuda import OnGPU
     from simcore.config import validate_run_config
+
+    if mcs_per_step is not None:
+        monkeypatch.setattr(OnGPU, "STEP_ATTEMPTS", mcs_per_step * 3 * 64 * 64)
 
     def cfg(backend: str) -> dict:
         return validate_run_config(
@@ -155,7 +163,8 @@ def test_gpu_run_stopped_at_every_sampling_time_equals_cpu_run(tmp_path, scheme:
     cpu = run_and_load(cfg("cpu"), tmp_path / "cpu.nc")
     stops = run_with_stops(cfg("gpu"), tmp_path / "gpu.nc")
     gpu = xr.load_dataset(tmp_path / "gpu.nc")
-    assert stops >= 5 and gpu.attrs["run_segments"] == stops + 1
+    assert stops >= (5 if mcs_per_step is None else 40 // mcs_per_step)
+    assert gpu.attrs["run_segments"] == stops + 1
     for var in ("W2", "mean_h", "C_h", "C_s"):
         np.testing.assert_array_equal(cpu[var].values, gpu[var].values)
 

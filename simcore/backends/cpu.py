@@ -48,6 +48,10 @@ class OnCPU:
     it as it is, and the device for provenance is the CPU (``None``).  The GPU subclass
     puts :class:`simcore.backends.cuda.OnGPU` first and overrides where the state lives."""
 
+    #: Update attempts one step of a job may do at most, where its model bounds its steps
+    #: (:func:`simcore.sampling.bounded_step_end`): seconds on a few cores.
+    STEP_ATTEMPTS: int = 2**30
+
     def to_host(self, st: dict) -> dict:
         """The state as host arrays (it is one)."""
         return st

@@ -1,5 +1,6 @@
 """Progress of a job whose samples all advance together: the state's ``ti`` counts the
-sampling times done of ``self.times``.  Used by the EA3D, kmc2d and fcc jobs and by the
+sampling times done of ``self.times`` (and ``t_now``, where there is one, the time reached
+between them).  Used by the EA3D, kmc2d and fcc jobs and by the
 GPU KPZ job."""
 
 from __future__ import annotations
@@ -7,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from simcore.models.spec import ModelSpec
+from simcore.sampling import time_reached
 
 
 class LockstepProgress:
@@ -29,13 +31,11 @@ class LockstepProgress:
 
     def fraction_done(self, st: dict) -> float:
         """Fraction of the job's time (MCS or sweeps) that is done."""
-        ti = int(st["ti"])
-        return float(self.times[ti - 1] / self.times[-1]) if ti > 0 else 0.0
+        return time_reached(st, self.times) / float(self.times[-1])
 
     def describe(self, st: dict) -> str:
         """Where the job stands, for progress lines (needs ``samples`` and ``scheme``)."""
-        ti = int(st["ti"])
-        t_now = int(self.times[ti - 1]) if ti > 0 else 0
+        t_now = time_reached(st, self.times)
         unit = f" {self.time_unit}" if self.time_unit else ""
         scheme = getattr(self, "scheme", "")
         return f"t = {t_now}/{int(self.times[-1])}{unit}, {self.samples} samples, {scheme}"

@@ -104,7 +104,10 @@ class Simulation(Protocol):
         """The state before the first update."""
 
     def step(self, state: dict[str, Any]) -> None:
-        """Advance to the next sampling time and record the observables, in place."""
+        """Advance toward the next sampling time and record the observables once there, in
+        place.  A step may end between sampling times (the state keeps the time reached as
+        ``t_now``, see :func:`simcore.sampling.time_reached`), so that
+        a wall limit or Ctrl-C is answered within seconds."""
 
     def done(self, state: dict[str, Any]) -> bool:
         """Whether the job has reached its last sampling time."""

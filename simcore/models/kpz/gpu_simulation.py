@@ -48,6 +48,7 @@ class KPZGPUSimulation(StateOnGPU, LockstepProgress, KPZSimulation):
         flat = cp.asarray(flat_lattice(2, self.L))
         return {
             "ti": 0,
+            "t_now": 0,
             "W2": np.full((S, nt), np.nan),
             "mean_h": np.full((S, nt), np.nan),
             "C_h": np.full((S, ns, nt), np.nan),
@@ -60,12 +61,16 @@ class KPZGPUSimulation(StateOnGPU, LockstepProgress, KPZSimulation):
         }
 
     def step(self, st: dict) -> None:
-        """Advance all samples to the next sampling time and record the observables."""
+        """Advance all samples toward the next sampling time (at most
+        :attr:`STEP_ATTEMPTS` attempts) and record the observables once they are there."""
         ti = int(st["ti"])
-        t_to = int(self.times[ti])
-        t_from = int(self.times[ti - 1]) if ti > 0 else 0
-        if t_to > t_from:
-            self.kernel.sweeps(st["lat"], st["net"], t_from, t_to - t_from, 0, self.k0, self.k1)
+
+        def sweeps(t: int, n: int) -> None:
+            self.kernel.sweeps(st["lat"], st["net"], t, n, 0, self.k0, self.k1)
+
+        t_to = self._toward_sampling_time(st, self.samples * self.n_sites, sweeps)
+        if t_to is None:
+            return
         h = obs.heights(st["lat"], self.L, st["net"])
         st["W2"][:, ti], st["mean_h"][:, ti] = obs.width_and_mean(h)
         if ti + 1 == self.times.size:  # t_max: the snapshots, one sample's heights at a time

@@ -24,7 +24,7 @@ from simcore.models.kpz.observables import (
 from simcore.models.kpz.spec import SPEC
 from simcore.models.spec import ModelSpec
 from simcore.rng import uniform_threshold
-from simcore.sampling import sampling_times
+from simcore.sampling import bounded_step_end, sampling_times, time_reached
 from simcore.seeding import philox_key
 
 
@@ -84,6 +84,7 @@ class KPZSimulation(OnCPU):
         return {
             "sample": 0,
             "ti": 0,
+            "t_now": 0,
             "W2": np.full((S, nt), np.nan),
             "mean_h": np.full((S, nt), np.nan),
             "C_h": np.full((S, ns, nt), np.nan),
@@ -125,10 +126,8 @@ class KPZSimulation(OnCPU):
 
     def fraction_done(self, st: dict) -> float:
         """Fraction of all update attempts of the job that are done."""
-        i, ti = int(st["sample"]), int(st["ti"])
-        t_now = self.times[ti - 1] if ti > 0 else 0
-        t_max = self.times[-1]
-        return min(1.0, (i * t_max + t_now) / (self.samples * t_max))
+        i, t_max = int(st["sample"]), self.times[-1]
+        return min(1.0, (i * t_max + time_reached(st, self.times)) / (self.samples * t_max))
 
     def describe(self, st: dict) -> str:
         """Where the job stands, for progress lines (the last sample reached and its time)."""
@@ -136,18 +135,37 @@ class KPZSimulation(OnCPU):
         if ti == 0 and i > 0:  # sample i - 1 has just reached t_max
             i, t_now = i - 1, self.times[-1]
         else:
-            t_now = self.times[ti - 1] if ti > 0 else 0
+            t_now = time_reached(st, self.times)
         return f"sample {i + 1}/{self.samples}, t = {t_now} {self.spec.time_unit}"
 
     # -- dynamics ------------------------------------------------------------
+    def _toward_sampling_time(self, st: dict, attempts_per_mcs: int, sweeps) -> int | None:
+        """One bounded step (:attr:`STEP_ATTEMPTS`) toward the next sampling time:
+        ``sweeps(t, n)`` advances the lattice by MCS t .. t + n.  Returns that sampling
+        time once the lattice is there (to be measured), else None.  The random numbers
+        are keyed by the MCS, so the lattice does not depend on where steps end."""
+        t_to = int(self.times[int(st["ti"])])
+        t = time_reached(st, self.times)
+        if t < t_to:
+            end = bounded_step_end(t, t_to, attempts_per_mcs, self.STEP_ATTEMPTS)
+            sweeps(t, end - t)
+            st["t_now"] = end
+            if end < t_to:
+                return None
+        return t_to
+
     def step(self, st: dict) -> None:
-        """Advance the current sample to its next sampling time and record the observables."""
+        """Advance the current sample toward its next sampling time (at most
+        :attr:`STEP_ATTEMPTS` attempts) and record the observables once it is there."""
         i, ti = int(st["sample"]), int(st["ti"])
-        t_to = int(self.times[ti])
-        t_from = int(self.times[ti - 1]) if ti > 0 else 0
         lat = st["lat"]
-        if t_to > t_from:
-            st["net"] = int(st["net"]) + self._sweeps(lat, t_from, t_to - t_from, i)
+
+        def sweeps(t: int, n: int) -> None:
+            st["net"] = int(st["net"]) + self._sweeps(lat, t, n, i)
+
+        t_to = self._toward_sampling_time(st, self.n_sites, sweeps)
+        if t_to is None:
+            return
         if self._h is None:
             self._h = np.empty(self.n_sites, dtype=np.int64)
         h = measure_heights(lat, self.dim, self.L, st["net"], self._h)
@@ -164,7 +182,7 @@ class KPZSimulation(OnCPU):
         if ti + 1 < self.times.size:
             st["ti"] = ti + 1
         else:
-            st["sample"], st["ti"] = i + 1, 0
+            st["sample"], st["ti"], st["t_now"] = i + 1, 0, 0
             st["lat"] = flat_lattice(self.dim, self.L)
             st["net"] = 0
 
