@@ -44,3 +44,23 @@ def time_reached(st: dict, times: np.ndarray) -> int:
         return int(st["t_now"])
     ti = int(st["ti"])
     return int(times[ti - 1]) if ti > 0 else 0
+
+
+def step_toward_sampling_time(
+    st: dict, times: np.ndarray, attempts_per_unit: int, budget: int, sweeps
+) -> int | None:
+    """One bounded step of a job toward its next sampling time ``times[st["ti"]]``:
+    ``sweeps(t, n)`` advances the lattice by time units t .. t + n, at most ``budget``
+    update attempts (:func:`bounded_step_end`), and the state's ``t_now`` records where it
+    ends.  Returns the sampling time once the lattice is there (to be measured), else
+    None.  The jobs key their random numbers by the time unit (or carry a generator's
+    state), so the lattice does not depend on where steps end."""
+    t_to = int(times[int(st["ti"])])
+    t = time_reached(st, times)
+    if t < t_to:
+        end = bounded_step_end(t, t_to, attempts_per_unit, budget)
+        sweeps(t, end - t)
+        st["t_now"] = end
+        if end < t_to:
+            return None
+    return t_to

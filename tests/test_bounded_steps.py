@@ -3,7 +3,7 @@ where those lie far apart, so that a wall limit, a checkpoint or Ctrl-C comes wi
 seconds; where the steps end does not change a bit of the results."""
 
 import pytest
-from conftest import assert_same_run_files, run_with_stops, small_config
+from conftest import assert_same_run_files, gpu_count, run_with_stops, small_config
 
 from simcore.backends.cpu import OnCPU
 from simcore.config import validate_run_config
@@ -49,3 +49,47 @@ def test_kpz_steps_of_a_few_mcs_stopped_after_each_give_the_same_run(
     n_times = sampling_times(cfg["t_max"], cfg["points_per_decade"], cfg["waiting_times"]).size
     assert_same_run_files(ref, out)
     assert stops >= 2 * (cfg["t_max"] // 3) > 2 * n_times
+
+
+@pytest.mark.parametrize("prng", ["philox", "mt19937"])
+def test_ea3d_steps_of_a_few_sweeps_stopped_after_each_give_the_same_run(
+    tmp_path, monkeypatch, prng
+) -> None:
+    """The spin glass too: steps of 3 sweeps of the 4 replicas of 64 samples of 4^3 spins,
+    stopped and resumed after each, give every energy and overlap of unbounded steps; a
+    stateful generator carries its state across the stops, Philox is keyed by the sweep."""
+    cfg = validate_run_config(
+        {"model": "ea3d", "L": 4, "T": 1.0, "samples": 64, "seed": 5, "t_max": 90,
+         "prng": prng}
+    )  # fmt: skip
+    ref = tmp_path / "ref.nc"
+    monkeypatch.setattr(OnCPU, "STEP_ATTEMPTS", 2**60)
+    assert run_job(cfg, ref, progress=False) == EXIT_OK
+    monkeypatch.setattr(OnCPU, "STEP_ATTEMPTS", 3 * 4 * 64 * 4**3)
+    out = tmp_path / "out.nc"
+    stops = run_with_stops(cfg, out)
+    assert_same_run_files(ref, out)
+    assert stops >= cfg["t_max"] // 3
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(gpu_count() < 1, reason="needs CuPy and a CUDA GPU")
+@pytest.mark.parametrize("model", ["kpz", "ea3d"])
+def test_gpu_steps_of_a_few_units_give_the_cpu_run(tmp_path, monkeypatch, model) -> None:
+    """On the GPU, steps of 3 MCS (KPZ DTrDB, 2 samples of 64^2) or 3 sweeps (EA3D, 64
+    samples of 8^3), stopped and resumed after each, write the CPU twin's run file."""
+    from simcore.backends.cuda import OnGPU
+
+    if model == "kpz":
+        job = small_config(L=64, t_max=60, samples=2, scheme="DTrDB", domain=[16, 16])
+        attempts = 2 * 64 * 64
+    else:
+        job = {"model": "ea3d", "L": 8, "T": 1.0, "samples": 64, "seed": 5, "t_max": 60}
+        attempts = 4 * 64 * 8**3
+    cpu = tmp_path / "cpu.nc"
+    assert run_job(validate_run_config({**job, "backend": "cpu"}), cpu, progress=False) == 0
+    monkeypatch.setattr(OnGPU, "STEP_ATTEMPTS", 3 * attempts)
+    gpu = tmp_path / "gpu.nc"
+    stops = run_with_stops(validate_run_config({**job, "backend": "gpu"}), gpu)
+    assert stops >= 20
+    assert_same_run_files(cpu, gpu)

@@ -28,7 +28,7 @@ from simcore.models.ea3d.rule import thresholds
 from simcore.models.ea3d.spec import SPEC
 from simcore.models.lockstep import LockstepProgress
 from simcore.models.spec import ModelSpec
-from simcore.sampling import sampling_times
+from simcore.sampling import sampling_times, step_toward_sampling_time, time_reached
 from simcore.seeding import philox_key
 
 
@@ -59,6 +59,7 @@ class EA3DSimulation(OnCPU, LockstepProgress):
         nt = self.times.size
         host = {
             "ti": 0,
+            "t_now": 0,
             "S": init_spins(self.lid, self.L, self.k, self.k0, self.k1),
             "energy": np.full((self.samples, N_REPLICAS, nt), np.nan),
             "q": np.full((self.samples, len(PAIRS), nt), np.nan),
@@ -74,18 +75,22 @@ class EA3DSimulation(OnCPU, LockstepProgress):
 
     def describe(self, st: dict) -> str:
         """Where the job stands, for progress lines."""
-        ti = int(st["ti"])
-        t_now = int(self.times[ti - 1]) if ti > 0 else 0
+        t_now = time_reached(st, self.times)
         return f"sweep {t_now}/{int(self.times[-1])}, {self.samples} samples x 4 replicas"
 
     # -- dynamics ------------------------------------------------------------
     def step(self, st: dict) -> None:
-        """Sweep to the next sampling time and record energies and overlaps."""
+        """Sweep toward the next sampling time (at most :attr:`STEP_ATTEMPTS` spin updates)
+        and record energies and overlaps once there."""
         ti = int(st["ti"])
-        t_to = int(self.times[ti])
-        t_from = int(self.times[ti - 1]) if ti > 0 else 0
-        if t_to > t_from:
-            self._sweeps(st, t_from, t_to - t_from)
+        attempts = N_REPLICAS * self.samples * self.L**3
+        if (
+            step_toward_sampling_time(
+                st, self.times, attempts, self.STEP_ATTEMPTS, lambda t, n: self._sweeps(st, t, n)
+            )
+            is None
+        ):
+            return
         S = self._host_spins(st)
         st["energy"][:, :, ti] = energy_per_spin(S, self.J, self.nbr).T
         st["q"][:, :, ti] = overlaps(S).T

@@ -27,6 +27,7 @@ from simcore.models.kpz.simulation import KPZSimulation
 from simcore.models.kpz.spec import SPEC
 from simcore.models.lockstep import LockstepProgress
 from simcore.models.spec import ModelSpec
+from simcore.sampling import step_toward_sampling_time
 
 
 class KPZGPUSimulation(StateOnGPU, LockstepProgress, KPZSimulation):
@@ -68,7 +69,8 @@ class KPZGPUSimulation(StateOnGPU, LockstepProgress, KPZSimulation):
         def sweeps(t: int, n: int) -> None:
             self.kernel.sweeps(st["lat"], st["net"], t, n, 0, self.k0, self.k1)
 
-        t_to = self._toward_sampling_time(st, self.samples * self.n_sites, sweeps)
+        attempts = self.samples * self.n_sites
+        t_to = step_toward_sampling_time(st, self.times, attempts, self.STEP_ATTEMPTS, sweeps)
         if t_to is None:
             return
         h = obs.heights(st["lat"], self.L, st["net"])

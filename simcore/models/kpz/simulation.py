@@ -24,7 +24,7 @@ from simcore.models.kpz.observables import (
 from simcore.models.kpz.spec import SPEC
 from simcore.models.spec import ModelSpec
 from simcore.rng import uniform_threshold
-from simcore.sampling import bounded_step_end, sampling_times, time_reached
+from simcore.sampling import sampling_times, step_toward_sampling_time, time_reached
 from simcore.seeding import philox_key
 
 
@@ -139,21 +139,6 @@ class KPZSimulation(OnCPU):
         return f"sample {i + 1}/{self.samples}, t = {t_now} {self.spec.time_unit}"
 
     # -- dynamics ------------------------------------------------------------
-    def _toward_sampling_time(self, st: dict, attempts_per_mcs: int, sweeps) -> int | None:
-        """One bounded step (:attr:`STEP_ATTEMPTS`) toward the next sampling time:
-        ``sweeps(t, n)`` advances the lattice by MCS t .. t + n.  Returns that sampling
-        time once the lattice is there (to be measured), else None.  The random numbers
-        are keyed by the MCS, so the lattice does not depend on where steps end."""
-        t_to = int(self.times[int(st["ti"])])
-        t = time_reached(st, self.times)
-        if t < t_to:
-            end = bounded_step_end(t, t_to, attempts_per_mcs, self.STEP_ATTEMPTS)
-            sweeps(t, end - t)
-            st["t_now"] = end
-            if end < t_to:
-                return None
-        return t_to
-
     def step(self, st: dict) -> None:
         """Advance the current sample toward its next sampling time (at most
         :attr:`STEP_ATTEMPTS` attempts) and record the observables once it is there."""
@@ -163,7 +148,7 @@ class KPZSimulation(OnCPU):
         def sweeps(t: int, n: int) -> None:
             st["net"] = int(st["net"]) + self._sweeps(lat, t, n, i)
 
-        t_to = self._toward_sampling_time(st, self.n_sites, sweeps)
+        t_to = step_toward_sampling_time(st, self.times, self.n_sites, self.STEP_ATTEMPTS, sweeps)
         if t_to is None:
             return
         if self._h is None:
