@@ -72,17 +72,44 @@ def test_ea3d_steps_of_a_few_sweeps_stopped_after_each_give_the_same_run(
     assert stops >= cfg["t_max"] // 3
 
 
+@pytest.mark.parametrize(
+    "geometry", [{"scheme": "sequential"}, {"scheme": "dt", "block_side": 8}], ids=str
+)
+def test_fcc_steps_of_a_few_mcs_stopped_after_each_give_the_same_run(
+    tmp_path, monkeypatch, geometry
+) -> None:
+    """The fcc alloy: steps of 3 MCS of 2 samples of 16^3 / 2 sites, stopped and resumed
+    after each, give every observable (and the moves) of unbounded steps."""
+    cfg = validate_run_config(
+        {"model": "fcc", "L": 16, "c": 0.325, "epsilon": 1.5, "samples": 2, "seed": 12,
+         "t_max": 40, **geometry}
+    )  # fmt: skip
+    ref = tmp_path / "ref.nc"
+    monkeypatch.setattr(OnCPU, "STEP_ATTEMPTS", 2**60)
+    assert run_job(cfg, ref, progress=False) == EXIT_OK
+    monkeypatch.setattr(OnCPU, "STEP_ATTEMPTS", 3 * 2 * 16**3 // 2)
+    out = tmp_path / "out.nc"
+    stops = run_with_stops(cfg, out)
+    assert_same_run_files(ref, out)
+    assert stops >= cfg["t_max"] // 3
+
+
 @pytest.mark.gpu
 @pytest.mark.skipif(gpu_count() < 1, reason="needs CuPy and a CUDA GPU")
-@pytest.mark.parametrize("model", ["kpz", "ea3d"])
+@pytest.mark.parametrize("model", ["kpz", "ea3d", "fcc"])
 def test_gpu_steps_of_a_few_units_give_the_cpu_run(tmp_path, monkeypatch, model) -> None:
-    """On the GPU, steps of 3 MCS (KPZ DTrDB, 2 samples of 64^2) or 3 sweeps (EA3D, 64
-    samples of 8^3), stopped and resumed after each, write the CPU twin's run file."""
+    """On the GPU, steps of 3 MCS (KPZ DTrDB, 2 samples of 64^2; fcc dt, 2 samples of
+    16^3 / 2) or 3 sweeps (EA3D, 64 samples of 8^3), stopped and resumed after each, write
+    the CPU twin's run file."""
     from simcore.backends.cuda import OnGPU
 
     if model == "kpz":
         job = small_config(L=64, t_max=60, samples=2, scheme="DTrDB", domain=[16, 16])
         attempts = 2 * 64 * 64
+    elif model == "fcc":
+        job = {"model": "fcc", "L": 16, "c": 0.325, "epsilon": 1.5, "samples": 2, "seed": 12,
+               "t_max": 60, "scheme": "dt", "block_side": 8}  # fmt: skip
+        attempts = 2 * 16**3 // 2
     else:
         job = {"model": "ea3d", "L": 8, "T": 1.0, "samples": 64, "seed": 5, "t_max": 60}
         attempts = 4 * 64 * 8**3

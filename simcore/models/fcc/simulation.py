@@ -42,7 +42,7 @@ from simcore.models.fcc.slabs import slab_sweeps
 from simcore.models.fcc.spec import SPEC
 from simcore.models.lockstep import LockstepProgress
 from simcore.models.spec import ModelSpec
-from simcore.sampling import sampling_times
+from simcore.sampling import sampling_times, step_toward_sampling_time, time_reached
 from simcore.seeding import philox_key
 
 #: Lengths are in lattice spacings of the simple cubic lattice (the fcc sites are those
@@ -90,6 +90,7 @@ class FCCSimulation(OnCPU, LockstepProgress):
         k = shells(self.L)
         st = {
             "ti": 0,
+            "t_now": 0,
             "lat": lat,
             "moves": np.zeros(S, dtype=np.int64),
             "k": k,
@@ -103,14 +104,21 @@ class FCCSimulation(OnCPU, LockstepProgress):
 
     # -- dynamics ------------------------------------------------------------
     def step(self, st: dict) -> None:
-        """Advance every sample to the next sampling time and record the observables."""
+        """Advance every sample toward the next sampling time (at most
+        :attr:`STEP_ATTEMPTS` attempts) and record the observables once there; ``wall``
+        adds up the seconds of the steps to each sampling time."""
         ti = int(st["ti"])
-        t_to = int(self.times[ti])
-        t_from = int(self.times[ti - 1]) if ti > 0 else 0
-        start = time.perf_counter()
-        if t_to > t_from:
-            self._sweeps(st, t_from, t_to - t_from)
-        st["wall"][ti] = (st["wall"][ti - 1] if ti > 0 else 0.0) + time.perf_counter() - start
+        if time_reached(st, self.times) == (int(self.times[ti - 1]) if ti > 0 else 0):
+            st["wall"][ti] = st["wall"][ti - 1] if ti > 0 else 0.0
+
+        def sweeps(t: int, n: int) -> None:
+            start = time.perf_counter()
+            self._sweeps(st, t, n)
+            st["wall"][ti] += time.perf_counter() - start
+
+        attempts = self.samples * self.L**3 // 2
+        if step_toward_sampling_time(st, self.times, attempts, self.STEP_ATTEMPTS, sweeps) is None:
+            return
         self._measure(st, ti)
         st["ti"] = ti + 1
 
