@@ -10,7 +10,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from simcore.checks import ConfigError, check_stop_time, check_wall_seconds
-from simcore.interrupt import EXIT_INTERRUPTED, closed_output, exit_interrupted, interrupted
+from simcore.interrupt import EXIT_INTERRUPTED, exit_interrupted, guarded_status
 from simcore.walltime import STOP_AT_ENV, stop_at_from_env
 
 if TYPE_CHECKING:
@@ -250,13 +250,8 @@ def main(argv: list[str] | None = None) -> int:
     a loop that ran the command stops); called with ``argv``, it returns 130.
     """
     console = argv is None
-    try:
-        status = _main(sys.argv[1:] if console else list(argv), console)
-        sys.stdout.flush()
-    except KeyboardInterrupt:
-        status = interrupted("simcore")
-    except BrokenPipeError:
-        status = closed_output()
+    args = sys.argv[1:] if console else list(argv)
+    status = guarded_status(lambda: _main(args, console), "simcore") or 0
     if console and status == EXIT_INTERRUPTED:
         exit_interrupted()
     return status

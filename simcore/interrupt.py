@@ -106,11 +106,10 @@ def closed_output() -> int:
     return EXIT_CLOSED_OUTPUT
 
 
-def run_main(main: Callable[[], int | None], prog: str) -> NoReturn:
-    """``sys.exit(main())`` for a command-line entry point, with Ctrl-C ending it in one
-    line (``PROG: interrupted``) and exit status 130 (:func:`exit_interrupted`) instead of
-    a traceback, and output cut by its reader (``| head``) ending it quietly
-    (:func:`closed_output`)."""
+def guarded_status(main: Callable[[], int | None], prog: str) -> int | None:
+    """``main()``'s exit status, with Ctrl-C turned into one line (``PROG: interrupted``)
+    and :data:`EXIT_INTERRUPTED`, and output cut by its reader (``| head``) into
+    :func:`closed_output`'s quiet status, instead of a traceback."""
     try:
         status = main()
         sys.stdout.flush()
@@ -118,6 +117,13 @@ def run_main(main: Callable[[], int | None], prog: str) -> NoReturn:
         status = interrupted(prog)
     except BrokenPipeError:
         status = closed_output()
+    return status
+
+
+def run_main(main: Callable[[], int | None], prog: str) -> NoReturn:
+    """``sys.exit(main())`` for a command-line entry point, through
+    :func:`guarded_status`; Ctrl-C ends the process by SIGINT (:func:`exit_interrupted`)."""
+    status = guarded_status(main, prog)
     if status == EXIT_INTERRUPTED:
         exit_interrupted()
     sys.exit(status)
