@@ -30,7 +30,7 @@ from simcore.models.kpz.geometry import (
     G_TY,
     round_origin_and_order,
 )
-from simcore.models.kpz.rule import apply_2d, neighbours_2d
+from simcore.models.kpz.rule import apply_2d, decide_2d, flip_2d, neighbours_2d
 from simcore.rng.philox import philox4x32
 from simcore.rng.streams import STREAM_BLOCKSET, STREAM_DOMAIN, STREAM_THREAD
 
@@ -49,15 +49,21 @@ def _log2(v):
 
 
 @numba.njit(inline="always", cache=True)
-def attempt_at(lat, L, X, Y, u, params):
-    """One update attempt at site (X, Y) of the packed 2D lattice; returns +1, -1 or 0."""
+def located(L, X, Y):
+    """(word, bit) of site (X, Y) of the packed 2D lattice and of the slopes it couples to."""
     WL = np.uint64(L >> 2)
     X = np.uint64(X)
     Y = np.uint64(Y)
     site = (((Y >> np.uint64(2)) * WL + (X >> np.uint64(2))) << np.uint64(4)) | (
         ((Y & np.uint64(3)) << np.uint64(2)) | (X & np.uint64(3))
     )
-    w, b, wx, bx, wy, by = neighbours_2d(L, site)
+    return neighbours_2d(L, site)
+
+
+@numba.njit(inline="always", cache=True)
+def attempt_at(lat, L, X, Y, u, params):
+    """One update attempt at site (X, Y) of the packed 2D lattice; returns +1, -1 or 0."""
+    w, b, wx, bx, wy, by = located(L, X, Y)
     return apply_2d(lat, w, b, wx, bx, wy, by, u, params)
 
 
@@ -163,15 +169,34 @@ def domain_update(lat, geo, X0, Y0, d, c1, sample, k0, k1, params):
                 if lx < ax and ly < ay:
                     net += attempt_at(lat, L, (X0 + lx) & m, (Y0 + ly) & m, u, p24)
         return net
-    # DB with delayed borders: bulk and corners first, then the edges
+    # DB with delayed borders (bulk and corners first, then the edges), or (DBs) snapshot
+    # hits: every attempt decides on the lattice before the hit, then the accepted flip
     lgc = _log2(cx)
     bits, per_call = draw_layout(cx * cy, fast)
+    accepted = np.empty((thr, 2), dtype=np.int64)
     for h in range(H):
         if h % per_call == 0:
             for k in range(thr):
                 buf[k, 0], buf[k, 1], buf[k, 2], buf[k, 3] = philox4x32(
                     d * thr + k, c1, sample, _TAG_THREAD | _U32(h // per_call), k0, k1
                 )
+        if blk == 3:
+            n_acc = 0
+            for k in range(thr):
+                u, pos = _thread_draw(buf, k, h % per_call, fast, bits)
+                lx = (k & (ncx - 1)) * cx + np.int64(pos & _U32(cx - 1))
+                ly = (k >> lgn) * cy + np.int64((pos >> _U32(lgc)) & _U32(cy - 1))
+                if lx < ax and ly < ay:
+                    w, b, wx, bx, wy, by = located(L, (X0 + lx) & m, (Y0 + ly) & m)
+                    dk = decide_2d(lat, w, b, wx, bx, wy, by, u, p24)
+                    if dk != 0:
+                        net += dk
+                        accepted[n_acc, 0], accepted[n_acc, 1] = (X0 + lx) & m, (Y0 + ly) & m
+                        n_acc += 1
+            for i in range(n_acc):
+                w, b, wx, bx, wy, by = located(L, accepted[i, 0], accepted[i, 1])
+                flip_2d(lat, w, b, wx, bx, wy, by, _U32(1))
+            continue
         for half in range(2):
             for k in range(thr):
                 u, pos = _thread_draw(buf, k, h % per_call, fast, bits)

@@ -34,6 +34,15 @@ sweep the domain once (single-hit, kelling2012 sec. 3.1):
   borders: first the bulk and the corner sites, then (after a barrier) the
   sites of the last column or row.  Within each half no two attempts touch the
   same bit, so the result does not depend on the order of the threads;
+* ``DBs`` DB with snapshot hits, for p = 1, q = 0 or p = 0, q = 1 only: the same
+  cells and draws as ``DB``, but every attempt of a hit decides on the lattice as it
+  was before the hit, and then the accepted ones flip.  With one direction, two
+  accepted sites are never neighbours (a local minimum's neighbours are higher), so the
+  flips commute and a hit is the random-sequential order in which its rejected attempts
+  come first.  It differs from ``DB`` only where a bulk flip enables the edge attempt
+  next to it in the same hit, and it is the deterministic form of the published code's
+  p = 1 block layer, which has no border phase (its threads read and write the shared
+  words unordered).  One rule pass and one barrier fewer per hit than ``DB``;
 * no block part (e.g. ``DTr``): one worker sweeps the domain random-sequentially
   (the multi-core CPU scheme of kelling2017 sec. 4.3).
 
@@ -75,11 +84,11 @@ from simcore.rng.philox import philox4x32
 from simcore.rng.streams import STREAM_DEVICE
 
 DEVICE_SCHEMES = ("DTr", "DT", "cDB", "DB")  # longest prefix first where they overlap
-BLOCK_SCHEMES = ("", "DT", "DB")
+BLOCK_SCHEMES = ("", "DT", "DB", "DBs")
 
 # integer codes used by the kernels
 DEV_CODE = {"DT": 0, "DTr": 1, "DB": 2, "cDB": 3}
-BLK_CODE = {"": 0, "DT": 1, "DB": 2}
+BLK_CODE = {"": 0, "DT": 1, "DB": 2, "DBs": 3}
 
 #: default dead-border width per device scheme (kelling2017 sec. 3.1)
 DEFAULT_BORDER = {"DB": 5, "cDB": 1, "DT": 0, "DTr": 0}

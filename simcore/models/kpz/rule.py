@@ -81,13 +81,24 @@ def apply_1d(lat, w, b, wx, bx, u, params):
 
 
 @numba.njit(inline="always", cache=True)
-def apply_2d(lat, w, b, wx, bx, wy, by, u, params):
-    """One update attempt of the octahedron model at the located site; returns +1, -1 or 0."""
+def decide_2d(lat, w, b, wx, bx, wy, by, u, params):
+    """The octahedron rule's outcome at the located site (+1, -1 or 0), without applying it."""
     own = (lat[w] >> np.uint32(b)) & THREE
     nbr = ((lat[wx] >> np.uint32(bx)) & ONE) | (((lat[wy] >> np.uint32(by)) & ONE) << ONE)
-    d = octahedron_rule(own, nbr, THREE, u, params[0], params[1])
-    f = np.uint32(d != 0)
+    return octahedron_rule(own, nbr, THREE, u, params[0], params[1])
+
+
+@numba.njit(inline="always", cache=True)
+def flip_2d(lat, w, b, wx, bx, wy, by, f):
+    """Flip (``f`` = 1) or keep (0) the four slopes around the located site."""
     lat[w] ^= (f * THREE) << np.uint32(b)
     lat[wx] ^= f << np.uint32(bx)
     lat[wy] ^= f << np.uint32(by)
+
+
+@numba.njit(inline="always", cache=True)
+def apply_2d(lat, w, b, wx, bx, wy, by, u, params):
+    """One update attempt of the octahedron model at the located site; returns +1, -1 or 0."""
+    d = decide_2d(lat, w, b, wx, bx, wy, by, u, params)
+    flip_2d(lat, w, b, wx, bx, wy, by, np.uint32(d != 0))
     return d

@@ -173,6 +173,12 @@ class KPZSpec(ModelSpec):
             raise ConfigError(
                 "scheme", cfg["scheme"], "the gpu backend needs a block layer (e.g. DTrDT, DTrDB)"
             )
+        certain = (cfg["p"], cfg["q"]) in ((1.0, 0.0), (0.0, 1.0))
+        if parsed[1] == "DBs" and not certain:
+            raise ConfigError(
+                "scheme", cfg["scheme"], "snapshot hits (DBs) need p = 1, q = 0 or p = 0, q = 1; "
+                f"for p = {cfg['p']:g}, q = {cfg['q']:g} use {parsed[0]}DB"
+            )  # fmt: skip
         geo = geometry_from_config(cfg)
         problem = geometry_problem(geo)
         if problem is not None:

@@ -217,6 +217,41 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
             acc += attempt(sh, w, e & 31, u, p24, q24);
         }
         hit_barrier();
+      } else if (BLK == 3) {
+        // DB with snapshot hits (p = 1, q = 0 or p = 0, q = 1 only): every attempt of the
+        // hit reads the lattice as it was before the hit, then the accepted ones flip.
+        // With one direction only, two accepted sites are never neighbours (a local
+        // minimum's neighbours are higher), so the flips commute and the hit's result is
+        // that of any thread order in which the rejected attempts come first.
+        int wk[CPT];
+        u32 tk[CPT];
+#pragma unroll
+        for (int k = 0; k < CPT; k++) {
+          u32 u, pos;
+          draw(buf[k], j, u, pos);
+          const int px = pos & (CX - 1), py = (pos / CX) & (CY - 1);
+          const int e = tab[(px & 3) | ((py & 3) << 2)];
+          wk[k] = wbase[k] + (px >> 2) + (py >> 2) * WS + (e >> 5);
+          const bool live = BORDER == 0 || (cellx[k] + px < AX && celly[k] + py < AY);
+          u32 own, nbr;
+          slopes(sh[wk[k]], sh[wk[k] + 1], sh[wk[k] + WS], e & 31, own, nbr);
+          bool up, down;
+          rule(own, nbr, u, p24, q24, up, down);
+          up = up && live;
+          down = down && live;
+          acc += (int)up - (int)down;
+          tk[k] = (up | down) ? 1u << (e & 31) : 0u;
+        }
+        hit_barrier();
+#pragma unroll
+        for (int k = 0; k < CPT; k++) {
+          u32 d0, dx, dy;
+          flip_masks(tk[k], d0, dx, dy);
+          if (d0) atomicXor(&sh[wk[k]], d0);
+          if (dx) atomicXor(&sh[wk[k] + 1], dx);
+          if (dy) atomicXor(&sh[wk[k] + WS], dy);
+        }
+        hit_barrier();
       } else {
         // DB with delayed borders (decomposed.py: bulk and corners, then the edges) in one
         // rule pass.  Edge sites of different cells are never neighbours, and an edge
