@@ -15,7 +15,8 @@ Sources, and how to regenerate each (the commands are also in docs/data/*/figure
 * docs/data/bench/*.csv: ``simcore bench ... --csv`` on an H100 (each row names its device
   and commit; docs/data/bench/figures.yaml gives the command lines);
 * docs/data/<campaign>/: ``snakemake ... --configfile config/<campaign>.yaml`` then
-  ``python -m analysis.publish config/<campaign>.yaml`` (the manifest names the command).
+  ``python -m analysis.publish config/<campaign>.yaml`` (the manifest names the command);
+* docs/data/kpz_dbs_paired/: ``simcore run`` of its two run configs (its README).
 """
 
 from __future__ import annotations
@@ -369,6 +370,36 @@ def quotes_kelling2017_scale() -> list[Quote]:
     return out
 
 
+def quotes_kpz_dbs_paired() -> list[Quote]:
+    """Snapshot hits (DTrDBs) against DTrDB on the same random numbers (docs/data/
+    kpz_dbs_paired, CPU, L = 512): the paired relative difference of W2 up to t = 42, where
+    it is resolved, and how far from 0 it and C_h(t, 100) lie after."""
+    import warnings
+
+    from analysis.kpz_paired import paired_differences
+
+    ref, other = (xr.load_dataset(DATA / "kpz_dbs_paired" / f"{s}.nc") for s in ("DTrDB", "DTrDBs"))
+    t = ref["t"].values
+    w = paired_differences(ref, other, "W2")
+    c = paired_differences(ref, other, "C_h")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # C_h is NaN before s
+        z, cz = w["rel"] / w["rel_err"], c["rel"][0] / c["rel_err"][0]
+    early, late = (t > 0) & (t <= 42), t >= 56
+    rel, zs = 100 * w["rel"][early], np.abs(z[early])
+    text = (f"W2(DTrDBs) / W2(DTrDB) - 1 is {rel.max():.3f} to {rel.min():.3f} % at t = 1-42 "
+            f"({zs.min():.1f}-{zs.max():.1f} paired errors), within "
+            f"{np.abs(z[late]).max():.1f} errors at t = 56-1000 (errors "
+            f"{100 * w['rel_err'][late].min():.2f}-{100 * w['rel_err'][late].max():.2f} %), and "
+            f"C_h(t, 100) within {np.nanmax(np.abs(cz[t > 100])):.1f} errors")  # fmt: skip
+    single = ref["W2"].values.std(axis=0, ddof=1) / np.sqrt(ref.sizes["sample"])
+    single = 100 * single[early] / ref["W2"].values.mean(axis=0)[early]
+    alone = (f"the relative error of W2 of either run alone is {single.min():.2f}-"
+             f"{single.max():.2f} % at t = 1-42")  # fmt: skip
+    return [Quote("BENCHMARKS.md", text, "DBs against DB, paired"),
+            Quote("BENCHMARKS.md", alone, "DTrDB's own error of W2")]  # fmt: skip
+
+
 def quotes_ea3d_pt() -> list[Quote]:
     """The spin-glass transition (config/ea3d_pt.yaml): the g crossings of successive sizes
     against the literature T_c, the equilibration of L = 16 at the lowest T, round trips
@@ -546,6 +577,7 @@ SOURCES: dict[str, Callable[[], Iterable[Quote]]] = {
     "papers_fig3": quotes_papers_fig3,
     "papers_fig6": quotes_papers_fig6,
     "kelling2017_scale": quotes_kelling2017_scale,
+    "kpz_dbs_paired": quotes_kpz_dbs_paired,
     "ea3d_pt": quotes_ea3d_pt,
     "ea3d_xi": quotes_ea3d_xi,
     "lulli2015": quotes_lulli2015,
