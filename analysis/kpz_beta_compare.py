@@ -2,6 +2,8 @@
 
 ``python -m analysis.kpz_beta_compare REFERENCE.nc OTHER.nc [OTHER.nc ...]``
 
+(the first file given is the reference)
+
 prints a Markdown table with one row per other point and window t_eff >= t_lower
 (:data:`COMPARE_T_LOWERS`): the number of times where both have a finite beta_eff, the
 chi2 per value of their differences in combined standard deviations, its p-value, the
@@ -21,7 +23,6 @@ with beta_eff, or has other sampling times than the reference), one line on stde
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 from collections.abc import Sequence
@@ -29,8 +30,7 @@ from collections.abc import Sequence
 import numpy as np
 import xarray as xr
 
-from analysis.dispatch import fail
-from analysis.kpz_betafit import point_label
+from analysis.kpz_betafit import point_label, table_main
 from analysis.kpz_plateau import PLATEAU_T_LOWER
 from analysis.plotting import load_datasets, require_variables, source_of
 from analysis.tables import markdown_table
@@ -120,23 +120,12 @@ def compare_table(paths: Sequence[str | os.PathLike[str]]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """CLI entry point; returns the exit status (0 ok, 2 bad input)."""
-    parser = argparse.ArgumentParser(
-        prog="python -m analysis.kpz_beta_compare",
-        description=(
-            "Print a Markdown table of beta_eff of kpz analyses against a reference, time "
-            "by time: per point and window, chi2 of the differences in combined standard "
-            f"deviations, its p-value (agree: p >= {AGREE_P:g}) and the largest difference."
-        ),
+    description = (
+        "Print a Markdown table of beta_eff of kpz analyses against the first one given, "
+        "time by time: per point and window, chi2 of the differences in combined standard "
+        f"deviations, its p-value (agree: p >= {AGREE_P:g}) and the largest difference."
     )
-    parser.add_argument("reference", metavar="REFERENCE", help="kpz analysis .nc file")
-    parser.add_argument("others", nargs="+", metavar="OTHER", help="kpz analysis .nc files")
-    args = parser.parse_args(argv)
-    try:
-        table = compare_table([args.reference, *args.others])
-    except (OSError, ValueError, KeyError) as exc:
-        return fail(parser.prog, exc)
-    print(table)
-    return 0
+    return table_main(argv, "python -m analysis.kpz_beta_compare", description, compare_table)
 
 
 if __name__ == "__main__":
