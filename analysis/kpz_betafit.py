@@ -169,13 +169,17 @@ def beta_table(paths: Sequence[str | os.PathLike[str]]) -> str:
 
 
 def table_main(
-    argv: Sequence[str] | None, prog: str, description: str, build: Callable[[list[str]], str]
+    argv: Sequence[str] | None,
+    prog: str,
+    description: str,
+    build: Callable[[list[str]], str],
+    inputs: tuple[str, str] = ("ANALYSIS", "kpz analysis .nc files"),
 ) -> int:
-    """The command line of a table of analysis files: ``build`` of the files given, printed;
-    exit status 0, or 2 with one line naming the file where it cannot be read or lacks the
-    table's variables."""
+    """The command line of a table of files (``inputs``: their metavar and help): ``build``
+    of the files given, printed; exit status 0, or 2 with one line naming the file where it
+    cannot be read or lacks the table's variables."""
     parser = argparse.ArgumentParser(prog=prog, description=description)
-    parser.add_argument("inputs", nargs="+", metavar="ANALYSIS", help="kpz analysis .nc files")
+    parser.add_argument("inputs", nargs="+", metavar=inputs[0], help=inputs[1])
     args = parser.parse_args(argv)
     try:
         table = build(args.inputs)

@@ -21,14 +21,13 @@ or the two are not paired: other seeds, samples or times), one line on stderr.
 
 from __future__ import annotations
 
-import argparse
 import os
 from collections.abc import Sequence
 
 import numpy as np
 import xarray as xr
 
-from analysis.dispatch import fail
+from analysis.kpz_betafit import table_main
 from analysis.plotting import load_datasets, require_variables, source_of, value_error_text
 from analysis.tables import markdown_table
 from simcore.interrupt import run_main
@@ -109,23 +108,13 @@ def paired_table(paths: Sequence[str | os.PathLike[str]]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """CLI entry point; returns the exit status (0 ok, 2 bad input)."""
-    parser = argparse.ArgumentParser(
-        prog="python -m analysis.kpz_paired",
-        description=(
-            "Print a Markdown table of two kpz run files of the same seed and samples "
-            "compared pair by pair: per sampling time the mean relative difference of W2 "
-            "and C_h with its standard error over the pairs."
-        ),
+    description = (
+        "Print a Markdown table of two kpz run files of the same seed and samples (the "
+        "first is the reference) compared pair by pair: per sampling time the mean "
+        "relative difference of W2 and C_h with its standard error over the pairs."
     )
-    parser.add_argument("reference", metavar="REFERENCE", help="kpz run .nc file")
-    parser.add_argument("other", metavar="OTHER", help="kpz run .nc file, same seed and samples")
-    args = parser.parse_args(argv)
-    try:
-        table = paired_table([args.reference, args.other])
-    except (OSError, ValueError, KeyError) as exc:
-        return fail(parser.prog, exc)
-    print(table)
-    return 0
+    prog = "python -m analysis.kpz_paired"
+    return table_main(argv, prog, description, paired_table, ("RUN", "kpz run .nc files"))
 
 
 if __name__ == "__main__":
