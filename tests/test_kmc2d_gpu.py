@@ -17,12 +17,28 @@ import pytest
 from conftest import nvcc_ptx, run_steps
 from test_kpz_gpu import needs_gpu
 
-from simcore.models.kmc2d.gpu import COMPILE_EXTRA, CUDA_SOURCE, HISTORY, compile_defines
+from simcore.models.kmc2d.gpu import (
+    COMPILE_EXTRA,
+    CUDA_SOURCE,
+    HISTORY,
+    compile_defines,
+    default_list_start,
+)
 from simcore.models.kmc2d.rates import ISING, SOS, rate_tables
 from simcore.models.kmc2d.serial import initial_times
 from simcore.models.kmc2d.tiles import StepControl, TileIntegrator, first_dt
 
 K0, K1 = 0x1234, 0xABCD
+
+
+def test_list_start_is_shorter_where_a_step_is_one_wave_of_blocks() -> None:
+    """132 SMs (an H100) hold 792 blocks at once: n = 256 with tiles of 8 and 4 patches per
+    block is 256 blocks for one sample (list start 32), 512 for two, 1024 for four (64),
+    and n = 1024 is 4096 blocks (64)."""
+    assert default_list_start((256 // 8) ** 2 // 4, 132) == 32
+    assert default_list_start(2 * 256, 132) == 32
+    assert default_list_start(4 * 256, 132) == 64
+    assert default_list_start((1024 // 8) ** 2 // 4, 132) == 64
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")

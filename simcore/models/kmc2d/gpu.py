@@ -35,12 +35,26 @@ LIST_CAPACITY = 64
 #: A patch starts a step in list mode if it has at most this many leaves before the
 #: step's end, else in tree mode (the kernel's LISTS).  64 is the fastest of 8, 16, 32 and
 #: 64 at n = 1024 and 4096 for phi = 1 and 2; at n = 256, phi = 1 (tens of events per
-#: patch and step, one wave of blocks) 16 is 1.9x faster: BENCHMARKS.md, kmc2d round 3.
+#: patch and step, one wave of blocks) 16 and 32 are 1.8-1.9x faster, and 32 keeps
+#: phi = 2 (BENCHMARKS.md, kmc2d round 3): :func:`default_list_start` takes
+#: :data:`LIST_START_ONE_WAVE` where a step's blocks fit in one wave.
 LIST_START = 64
+LIST_START_ONE_WAVE = 32
+#: Blocks of the advance kernel resident per SM (80 registers, 128 threads and the shared
+#: memory of 4 patches of 8 x 8 tiles: 6 on an H100; BENCHMARKS.md, kmc2d round 3).
+BLOCKS_PER_SM = 6
 #: Steps whose (dt, accepted) a job keeps per sample (the run file's dt_history).
 HISTORY = 4096
 #: Tile sides the GPU kernel is compiled for (shared memory bounds them).
 GPU_TILES = (4, 8)
+
+
+def default_list_start(blocks: int, sms: int) -> int:
+    """The kernel's LISTS for a launch of ``blocks`` blocks on ``sms`` multiprocessors:
+    :data:`LIST_START_ONE_WAVE` where they fit in one wave (:data:`BLOCKS_PER_SM` each),
+    since then one patch's list scan is the step's critical path; else :data:`LIST_START`.
+    Either gives the same lattice (list and tree mode fire the same events)."""
+    return LIST_START_ONE_WAVE if blocks <= sms * BLOCKS_PER_SM else LIST_START
 
 
 def compile_defines(
@@ -124,8 +138,10 @@ class TileKernel:
         dpb: int = DEFAULT_DPB,
         nt: int = DEFAULT_NT,
         list_cap: int = LIST_CAPACITY,
-        list_start: int = LIST_START,
+        list_start: int | None = None,
     ):
+        """``list_start``: the kernel's LISTS; None chooses it for this launch's size
+        (:func:`default_list_start`)."""
         import cupy as cp
 
         if L % B or L < 3 * B or B not in GPU_TILES:
@@ -142,6 +158,10 @@ class TileKernel:
                 "multiple of 32"
             )
         self.dpb, self.threads = dpb, nt
+        if list_start is None:
+            sms = cp.cuda.Device().attributes["MultiProcessorCount"]
+            list_start = default_list_start(-(-self.ntiles // dpb) * samples, sms)
+        self.list_start = list_start
         mod = _module(compile_defines(B, model, dpb, nt, list_cap, list_start))
         self._advance = mod.get_function("kmc2d_advance")
         self._check = mod.get_function("kmc2d_check")
