@@ -40,9 +40,11 @@ sweep the domain once (single-hit, kelling2012 sec. 3.1):
   accepted sites are never neighbours (a local minimum's neighbours are higher), so the
   flips commute and a hit is the random-sequential order in which its rejected attempts
   come first.  It differs from ``DB`` only where a bulk flip enables the edge attempt
-  next to it in the same hit, and it is the deterministic form of the published code's
-  p = 1 block layer, which has no border phase (its threads read and write the shared
-  words unordered).  One rule pass and one barrier fewer per hit than ``DB``;
+  next to it in the same hit.  It is the deterministic form of what kelling2017's DB
+  runs did for one direction (sec. 3.1: they ignore the block-layer borders, whose
+  threads then read and write the shared words unordered).  On the GPU a hit needs no
+  per-cell records and no second pass of the rule, which ``DB`` needs to be
+  bit-identical to its two phases;
 * no block part (e.g. ``DTr``): one worker sweeps the domain random-sequentially
   (the multi-core CPU scheme of kelling2017 sec. 4.3).
 
