@@ -133,6 +133,10 @@ __device__ __forceinline__ void hit_barrier() {
     __syncthreads();
 }
 
+#ifndef SNAP_UNCOND
+#define SNAP_UNCOND 0  // DBs: every lane issues its own word's atomic (a speed experiment)
+#endif
+
 #ifndef MINB
 #define MINB 1  // blocks per multiprocessor the compiler must fit (register budget)
 #endif
@@ -247,7 +251,7 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
         for (int k = 0; k < CPT; k++) {
           u32 d0, dx, dy;
           flip_masks(tk[k], d0, dx, dy);
-          if (d0) atomicXor(&sh[wk[k]], d0);
+          if (SNAP_UNCOND || d0) atomicXor(&sh[wk[k]], d0);  // XOR with 0 changes nothing
           if (dx) atomicXor(&sh[wk[k] + 1], dx);
           if (dy) atomicXor(&sh[wk[k] + WS], dy);
         }
