@@ -30,9 +30,10 @@ from collections.abc import Sequence
 import numpy as np
 import xarray as xr
 
-from analysis.kpz_betafit import point_label, table_main
+from analysis.kpz_betafit import point_label
 from analysis.kpz_plateau import PLATEAU_T_LOWER
 from analysis.plotting import load_datasets, require_variables, source_of
+from analysis.table_cli import table_main
 from analysis.tables import markdown_table
 from simcore.interrupt import run_main
 

@@ -24,24 +24,22 @@ with the beta fit), one line on stderr.
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import xarray as xr
 
-from analysis.dispatch import fail
 from analysis.estimates import OMEGA_RANGE, omega_at_bound
 from analysis.kelling2017_labels import scheme_label
 from analysis.kpz_literature import BETA
 from analysis.literature import LiteratureValue
-from analysis.plotting import load_datasets, n_samples_of, require_variables, value_error_text
-from analysis.tables import markdown_table
+from analysis.plotting import n_samples_of, value_error_text
+from analysis.table_cli import table_main, window_table
 from simcore.interrupt import run_main
 
 __all__ = ["AGREE_SIGMAS", "FIT_VARIABLES", "REFERENCES", "beta_table", "compare", "main",
-           "number_text", "point_label", "table_main", "why_not", "window_table"]  # fmt: skip
+           "number_text", "point_label", "why_not"]  # fmt: skip
 
 #: A fitted beta agrees with a reference where they differ by at most this many combined
 #: standard deviations.
@@ -142,23 +140,6 @@ def _rows(ds: xr.Dataset) -> list[list[str]]:
     return rows
 
 
-def window_table(
-    paths: Sequence[str | os.PathLike[str]],
-    variables: Sequence[str],
-    what: str,
-    head: Sequence[str],
-    rows_of: Callable[[xr.Dataset], list[list[str]]],
-) -> str:
-    """The Markdown table ``head`` of the rows ``rows_of`` each analysis file of ``paths``
-    gives, in the order given; ``ValueError`` naming the file for one that cannot be read
-    or lacks ``variables`` (it is not ``what``)."""
-    if not paths:
-        raise ValueError("no analysis files given")
-    datasets = load_datasets(paths)
-    require_variables(datasets, variables, what)
-    return "\n".join(markdown_table(head, (row for ds in datasets for row in rows_of(ds))))
-
-
 def beta_table(paths: Sequence[str | os.PathLike[str]]) -> str:
     """The Markdown table of the beta fits of the kpz analysis files ``paths``: one row per
     point and fit window, in the order given.  ``ValueError`` naming the file for one that
@@ -166,27 +147,6 @@ def beta_table(paths: Sequence[str | os.PathLike[str]]) -> str:
     head = ["point", "window t_eff", "values", "beta (fit)", "omega", "chi2/dof",
             *(f"vs {r.text}" for r in REFERENCES)]  # fmt: skip
     return window_table(paths, FIT_VARIABLES, "a kpz analysis with the beta fit", head, _rows)
-
-
-def table_main(
-    argv: Sequence[str] | None,
-    prog: str,
-    description: str,
-    build: Callable[[list[str]], str],
-    inputs: tuple[str, str] = ("ANALYSIS", "kpz analysis .nc files"),
-) -> int:
-    """The command line of a table of files (``inputs``: their metavar and help): ``build``
-    of the files given, printed; exit status 0, or 2 with one line naming the file where it
-    cannot be read or lacks the table's variables."""
-    parser = argparse.ArgumentParser(prog=prog, description=description)
-    parser.add_argument("inputs", nargs="+", metavar=inputs[0], help=inputs[1])
-    args = parser.parse_args(argv)
-    try:
-        table = build(args.inputs)
-    except (OSError, ValueError, KeyError) as exc:
-        return fail(parser.prog, exc)
-    print(table)
-    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -27,8 +27,8 @@ from collections.abc import Sequence
 import numpy as np
 import xarray as xr
 
-from analysis.kpz_betafit import table_main
 from analysis.plotting import load_datasets, require_variables, source_of, value_error_text
+from analysis.table_cli import table_main
 from analysis.tables import markdown_table
 from simcore.interrupt import run_main
 

@@ -29,10 +29,9 @@ from analysis.kpz_betafit import (
     compare,
     number_text,
     point_label,
-    table_main,
     why_not,
-    window_table,
 )
+from analysis.table_cli import table_main, window_table
 from simcore.interrupt import run_main
 
 __all__ = ["PLATEAU_VARIABLES", "flatness", "main", "plateau_table"]

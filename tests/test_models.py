@@ -50,7 +50,7 @@ PLUGIN = ROOT / "tests" / "plugins" / "rd1d"
 SNAKEFILE = ROOT / "Snakefile"
 #: The analysis modules that serve every model (the others are a model's or a paper's).
 SHARED_ANALYSIS = ("aggregate", "analyze", "figures", "papers", "dispatch", "plotting",
-                   "stats", "estimates", "tables", "literature")  # fmt: skip
+                   "stats", "estimates", "tables", "table_cli", "literature")  # fmt: skip
 #: The models simcore ships (the registry's models whose entry point is simcore's: those
 #: of other installed packages are not walked) and the plug-in, which plugin_env installs.
 MODELS = [*simcore_models(), "rd1d"]
