@@ -3,10 +3,11 @@ simulate job with a checkpoint, the next identical ``snakemake`` command resumes
 the final datasets equal those of the same campaign run without interruption.
 
 The campaign is config/kelling2017_scale.yaml made GPU-free and small: the same schemes,
-thread cells, waiting times and sampling density on the CPU twins of the GPU kernels
-(bit-identical to them), at L = 64.  ``max_wall=0`` is the shortest allocation there is:
-each job makes one sampling step per command and stops, so the campaign needs one
-command per sampling time, every one of them interrupted but the last.
+thread cells and sampling density on the CPU twins of the GPU kernels (bit-identical to
+them), at L = 64 to t = 4 with waiting times 2 and 4 (five sampling times).
+``max_wall=0`` is the shortest allocation there is: each job makes one sampling step per
+command and stops, so the campaign needs one command per sampling time, every one of
+them interrupted but the last.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ pytestmark = [
 
 #: What the small version changes: the size and the sample count, the CPU backend, and
 #: domains of 16 x 16 sites (2 x 2 thread cells of TC = 1,1) that fit L = 64.
-SMALL = {"backend": "cpu", "samples": 4, "samples_per_job": 4, "t_max": 10,
-         "waiting_times": [3, 10]}  # fmt: skip
+SMALL = {"backend": "cpu", "samples": 4, "samples_per_job": 4, "t_max": 4,
+         "waiting_times": [2, 4]}  # fmt: skip
 SMALL_POINT = {"L": 64, "domain": [16, 16]}
 
 
