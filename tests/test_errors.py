@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import default_sigint, run_simcore, small_config
+from conftest import default_sigint, gpu_count, run_simcore, small_config
 
 
 def _png() -> bytes:
@@ -478,3 +478,26 @@ def test_output_closed_by_its_reader_ends_quietly(command: list[str]) -> None:
     finally:
         os.close(w)
     assert proc.returncode == 141 and proc.stderr == "", proc.stderr
+
+
+#: A small GPU benchmark of each kernel (their defaults put them on the GPU).
+GPU_BENCHES = {
+    "dd": ["--scheme", "DTrDB", "--L", "256", "--mcs", "1", "--repeats", "1"],
+    "ea3d": ["--backend", "gpu", "--L", "16", "--k", "1", "--mcs", "1", "--repeats", "1"],
+    "kmc2d": ["--backend", "gpu", "--L", "64", "--phi", "0", "--repeats", "1"],
+    "fcc": ["--L", "64", "--mcs", "1", "--cpu-mcs", "1", "--repeats", "1"],
+    "mgpu": ["--gpus", "1", "--L", "32", "--k", "1", "--mcs", "1", "--repeats", "1"],
+}
+
+
+@pytest.mark.skipif(gpu_count() > 0, reason="checks the message where no GPU is usable")
+@pytest.mark.parametrize("kernel", sorted(GPU_BENCHES))
+def test_gpu_bench_without_a_gpu_is_one_line(tmp_path: Path, kernel: str) -> None:
+    """``simcore bench KERNEL`` on the GPU where CuPy or a GPU is missing: one line naming
+    the backend and what is needed, exit status 2, no traceback, no table written."""
+    out = tmp_path / "bench.csv"
+    res = run_simcore("bench", kernel, *GPU_BENCHES[kernel], "--csv", out)
+    err = res.stderr.strip().splitlines()
+    assert res.returncode == 2 and len(err) == 1, res.stderr
+    assert "config key 'backend' = 'gpu'" in err[0] and "CUDA GPU" in err[0]
+    assert not out.exists()

@@ -98,9 +98,11 @@ def bench_dd(
     attempts = S * L * L
     rates = []
     if cfg["backend"] == "gpu":
+        from simcore.backends.cuda import gpu_device_name, require_gpu
+
+        require_gpu()
         import cupy as cp
 
-        from simcore.backends.cuda import gpu_device_name
         from simcore.models.kpz.gpu import DDKernel
 
         kern = DDKernel(geo, params, cells_per_thread)
