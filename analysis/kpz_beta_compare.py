@@ -33,8 +33,7 @@ import xarray as xr
 from analysis.kpz_betafit import point_label
 from analysis.kpz_plateau import PLATEAU_T_LOWER
 from analysis.plotting import load_datasets, require_variables, source_of
-from analysis.table_cli import table_main
-from analysis.tables import markdown_table
+from analysis.table_cli import table_main, window_table
 from simcore.interrupt import run_main
 
 __all__ = ["AGREE_P", "COMPARE_T_LOWERS", "beta_eff_agreement", "chi2_p_value",
@@ -57,9 +56,9 @@ def chi2_p_value(chi2: float, dof: int) -> float:
         raise ValueError(f"dof: {dof} must be >= 1")
     x = max(chi2, 0.0) / 2.0
     if dof % 2 == 0:
-        terms, term = 0.0, 1.0
-        for i in range(dof // 2):
-            term = 1.0 if i == 0 else term * x / i
+        terms, term = 1.0, 1.0
+        for i in range(1, dof // 2):
+            term *= x / i
             terms += term
         return math.exp(-x) * terms
     p = math.erfc(math.sqrt(x))
@@ -92,31 +91,35 @@ def beta_eff_agreement(ref: xr.Dataset, other: xr.Dataset, t_lower: float) -> di
             "t_at_max": float(t[use][k])}  # fmt: skip
 
 
+def _rows(ref: xr.Dataset, ds: xr.Dataset) -> list[list[str]]:
+    """One row per window of :data:`COMPARE_T_LOWERS`: ``ds`` against ``ref``."""
+    rows = []
+    for t_lower in COMPARE_T_LOWERS:
+        a = beta_eff_agreement(ref, ds, t_lower)
+        window = "all" if t_lower <= 0 else f">= {t_lower:g}"
+        if a["n"] == 0:
+            rows.append([point_label(ds), point_label(ref), window, "0", *"----"])
+            continue
+        verdict = "agree" if a["p"] >= AGREE_P else "differ"
+        largest = f"{a['max_sigma']:+.1f} sigma at {a['t_at_max']:.4g}"
+        chi2 = f"{a['chi2'] / a['n']:.2f}"
+        rows.append([point_label(ds), point_label(ref), window, f"{a['n']}", chi2,
+                     f"{a['p']:.2f}", largest, verdict])  # fmt: skip
+    return rows
+
+
 def compare_table(paths: Sequence[str | os.PathLike[str]]) -> str:
     """The Markdown table of beta_eff of the analyses ``paths[1:]`` against ``paths[0]``:
     one row per other point and window.  ``ValueError`` naming the file for one that
     cannot be read, holds no beta_eff or has other sampling times."""
     if len(paths) < 2:
         raise ValueError("give a reference analysis and at least one other")
-    datasets = load_datasets(paths)
-    require_variables(datasets, COMPARE_VARIABLES, "a kpz analysis with beta_eff")
-    ref, others = datasets[0], datasets[1:]
+    what = "a kpz analysis with beta_eff"
+    (ref,) = load_datasets(paths[:1])
+    require_variables([ref], COMPARE_VARIABLES, what)
     head = ["point", "against", "window t_eff", "values", "chi2/values", "p",
             "largest difference", "beta_eff"]  # fmt: skip
-    rows = []
-    for ds in others:
-        for t_lower in COMPARE_T_LOWERS:
-            a = beta_eff_agreement(ref, ds, t_lower)
-            window = "all" if t_lower <= 0 else f">= {t_lower:g}"
-            if a["n"] == 0:
-                rows.append([point_label(ds), point_label(ref), window, "0", *"----"])
-                continue
-            verdict = "agree" if a["p"] >= AGREE_P else "differ"
-            largest = f"{a['max_sigma']:+.1f} sigma at {a['t_at_max']:.4g}"
-            chi2 = f"{a['chi2'] / a['n']:.2f}"
-            rows.append([point_label(ds), point_label(ref), window, f"{a['n']}", chi2,
-                         f"{a['p']:.2f}", largest, verdict])  # fmt: skip
-    return "\n".join(markdown_table(head, rows))
+    return window_table(paths[1:], COMPARE_VARIABLES, what, head, lambda ds: _rows(ref, ds))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

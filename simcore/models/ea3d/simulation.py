@@ -84,12 +84,11 @@ class EA3DSimulation(OnCPU, LockstepProgress):
         and record energies and overlaps once there."""
         ti = int(st["ti"])
         attempts = N_REPLICAS * self.samples * self.L**3
-        if (
-            step_toward_sampling_time(
-                st, self.times, attempts, self.STEP_ATTEMPTS, lambda t, n: self._sweeps(st, t, n)
-            )
-            is None
-        ):
+
+        def sweeps(t: int, n: int) -> None:
+            self._sweeps(st, t, n)
+
+        if step_toward_sampling_time(st, self.times, attempts, self.STEP_ATTEMPTS, sweeps) is None:
             return
         S = self._host_spins(st)
         st["energy"][:, :, ti] = energy_per_spin(S, self.J, self.nbr).T
