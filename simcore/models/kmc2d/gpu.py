@@ -158,9 +158,10 @@ class TileKernel:
                 "multiple of 32"
             )
         self.dpb, self.threads = dpb, nt
+        self.grid = ((self.ntiles + dpb - 1) // dpb, samples)  # of the advance kernel
         if list_start is None:
             sms = cp.cuda.Device().attributes["MultiProcessorCount"]
-            list_start = default_list_start(-(-self.ntiles // dpb) * samples, sms)
+            list_start = default_list_start(self.grid[0] * samples, sms)
         self.list_start = list_start
         mod = _module(compile_defines(B, model, dpb, nt, list_cap, list_start))
         self._advance = mod.get_function("kmc2d_advance")
@@ -278,9 +279,8 @@ class TileKernel:
         )
 
     def _step(self) -> None:
-        grid = ((self.ntiles + self.dpb - 1) // self.dpb, self.samples)
         self._advance(
-            grid,
+            self.grid,
             (self.threads,),
             (
                 self.x[0],

@@ -173,7 +173,7 @@ def domain_update(lat, geo, X0, Y0, d, c1, sample, k0, k1, params):
     # hits: every attempt decides on the lattice before the hit, then the accepted flip
     lgc = _log2(cx)
     bits, per_call = draw_layout(cx * cy, fast)
-    accepted = np.empty((thr, 2), dtype=np.int64)
+    accepted = np.empty((thr, 6), dtype=np.uint64)  # DBs: located words and bits
     for h in range(H):
         if h % per_call == 0:
             for k in range(thr):
@@ -184,32 +184,37 @@ def domain_update(lat, geo, X0, Y0, d, c1, sample, k0, k1, params):
             n_acc = 0
             for k in range(thr):
                 u, pos = _thread_draw(buf, k, h % per_call, fast, bits)
-                lx = (k & (ncx - 1)) * cx + np.int64(pos & _U32(cx - 1))
-                ly = (k >> lgn) * cy + np.int64((pos >> _U32(lgc)) & _U32(cy - 1))
+                px, py, lx, ly = _cell_site(pos, k, cx, cy, ncx, lgn, lgc)
                 if lx < ax and ly < ay:
                     w, b, wx, bx, wy, by = located(L, (X0 + lx) & m, (Y0 + ly) & m)
                     dk = decide_2d(lat, w, b, wx, bx, wy, by, u, p24)
                     if dk != 0:
                         net += dk
-                        accepted[n_acc, 0], accepted[n_acc, 1] = (X0 + lx) & m, (Y0 + ly) & m
+                        a = accepted[n_acc]
+                        a[0], a[1], a[2], a[3], a[4], a[5] = w, b, wx, bx, wy, by
                         n_acc += 1
             for i in range(n_acc):
-                w, b, wx, bx, wy, by = located(L, accepted[i, 0], accepted[i, 1])
-                flip_2d(lat, w, b, wx, bx, wy, by, _U32(1))
+                a = accepted[i]
+                flip_2d(lat, a[0], a[1], a[2], a[3], a[4], a[5], _U32(1))
             continue
         for half in range(2):
             for k in range(thr):
                 u, pos = _thread_draw(buf, k, h % per_call, fast, bits)
-                px = np.int64(pos & _U32(cx - 1))
-                py = np.int64((pos >> _U32(lgc)) & _U32(cy - 1))
+                px, py, lx, ly = _cell_site(pos, k, cx, cy, ncx, lgn, lgc)
                 edge = (px == cx - 1) != (py == cy - 1)
                 if edge != (half == 1):
                     continue
-                lx = (k & (ncx - 1)) * cx + px
-                ly = (k >> lgn) * cy + py
                 if lx < ax and ly < ay:
                     net += attempt_at(lat, L, (X0 + lx) & m, (Y0 + ly) & m, u, p24)
     return net
+
+
+@numba.njit(inline="always", cache=True)
+def _cell_site(pos, k, cx, cy, ncx, lgn, lgc):
+    """(px, py) in thread k's cell of a DB/DBs position draw, and (lx, ly) in the domain."""
+    px = np.int64(pos & _U32(cx - 1))
+    py = np.int64((pos >> _U32(lgc)) & _U32(cy - 1))
+    return px, py, (k & (ncx - 1)) * cx + px, (k >> lgn) * cy + py
 
 
 @numba.njit(inline="always", cache=True)

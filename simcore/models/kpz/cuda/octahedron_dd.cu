@@ -133,6 +133,31 @@ __device__ __forceinline__ void hit_barrier() {
     __syncthreads();
 }
 
+// The site of a DB or DBs attempt: position (px, py) in its cell drawn from pos, its
+// window word w and bit b (via the site table tab), and whether it lies outside the dead
+// border.
+__device__ __forceinline__ void db_site(u32 pos, int wbase, int cellx, int celly,
+                                        const int *tab, int &px, int &py, int &w, int &b,
+                                        bool &live) {
+  px = pos & (CX - 1);
+  py = (pos / CX) & (CY - 1);
+  const int e = tab[(px & 3) | ((py & 3) << 2)];
+  w = wbase + (px >> 2) + (py >> 2) * WS + (e >> 5);
+  b = e & 31;
+  live = BORDER == 0 || (cellx + px < AX && celly + py < AY);
+}
+
+// Flip the site whose x-bit is t (0: none) in the shared window at word w: neighbouring
+// cells' flips of one hit may share words, so XOR atomically; own forces the own word's
+// atomic even where it changes nothing (a speed experiment, SNAP_UNCOND).
+__device__ __forceinline__ void flip_shared(u32 *sh, int w, u32 t, bool own) {
+  u32 d0, dx, dy;
+  flip_masks(t, d0, dx, dy);
+  if (own || d0) atomicXor(&sh[w], d0);
+  if (dx) atomicXor(&sh[w + 1], dx);
+  if (dy) atomicXor(&sh[w + WS], dy);
+}
+
 #ifndef SNAP_UNCOND
 #define SNAP_UNCOND 0  // DBs: every lane issues its own word's atomic (a speed experiment)
 #endif
@@ -233,28 +258,21 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
         for (int k = 0; k < CPT; k++) {
           u32 u, pos;
           draw(buf[k], j, u, pos);
-          const int px = pos & (CX - 1), py = (pos / CX) & (CY - 1);
-          const int e = tab[(px & 3) | ((py & 3) << 2)];
-          wk[k] = wbase[k] + (px >> 2) + (py >> 2) * WS + (e >> 5);
-          const bool live = BORDER == 0 || (cellx[k] + px < AX && celly[k] + py < AY);
+          int px, py, b;
+          bool live;
+          db_site(pos, wbase[k], cellx[k], celly[k], tab, px, py, wk[k], b, live);
           u32 own, nbr;
-          slopes(sh[wk[k]], sh[wk[k] + 1], sh[wk[k] + WS], e & 31, own, nbr);
+          slopes(sh[wk[k]], sh[wk[k] + 1], sh[wk[k] + WS], b, own, nbr);
           bool up, down;
           rule(own, nbr, u, p24, q24, up, down);
           up = up && live;
           down = down && live;
           acc += (int)up - (int)down;
-          tk[k] = (up | down) ? 1u << (e & 31) : 0u;
+          tk[k] = (up | down) ? 1u << b : 0u;
         }
         hit_barrier();
 #pragma unroll
-        for (int k = 0; k < CPT; k++) {
-          u32 d0, dx, dy;
-          flip_masks(tk[k], d0, dx, dy);
-          if (SNAP_UNCOND || d0) atomicXor(&sh[wk[k]], d0);  // XOR with 0 changes nothing
-          if (dx) atomicXor(&sh[wk[k] + 1], dx);
-          if (dy) atomicXor(&sh[wk[k] + WS], dy);
-        }
+        for (int k = 0; k < CPT; k++) flip_shared(sh, wk[k], tk[k], SNAP_UNCOND);
         hit_barrier();
       } else {
         // DB with delayed borders (decomposed.py: bulk and corners, then the edges) in one
@@ -272,14 +290,13 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
         for (int k = 0; k < CPT; k++) {
           u32 pos;
           draw(buf[k], j, uk[k], pos);
-          const int px = pos & (CX - 1), py = (pos / CX) & (CY - 1);
-          const int e = tab[(px & 3) | ((py & 3) << 2)];
-          wk[k] = wbase[k] + (px >> 2) + (py >> 2) * WS + (e >> 5);
+          int px, py, b;
+          bool live;
+          db_site(pos, wbase[k], cellx[k], celly[k], tab, px, py, wk[k], b, live);
           const bool edge = (px == CX - 1) != (py == CY - 1);
-          const bool live = BORDER == 0 || (cellx[k] + px < AX && celly[k] + py < AY);
           // the site in the cell, its bit, and whether it is outside the dead border
-          pk[k] = (px + py * CX) | (e & 31) << 16 | (int)live << 24;
-          slopes(sh[wk[k]], sh[wk[k] + 1], sh[wk[k] + WS], e & 31, ownk[k], nbrk[k]);
+          pk[k] = (px + py * CX) | b << 16 | (int)live << 24;
+          slopes(sh[wk[k]], sh[wk[k] + 1], sh[wk[k] + WS], b, ownk[k], nbrk[k]);
           bool up, down;
           rule(ownk[k], nbrk[k], uk[k], p24, q24, up, down);
           const bool flips = live && !edge && (up | down);
@@ -308,12 +325,7 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
           up = up && live;
           down = down && live;
           acc += (int)up - (int)down;
-          // neighbouring cells' flips may share the words: XOR in shared memory
-          u32 d0, dx, dy;
-          flip_masks((up | down) ? 1u << ((pk[k] >> 16) & 31) : 0u, d0, dx, dy);
-          if (d0) atomicXor(&sh[wk[k]], d0);
-          if (dx) atomicXor(&sh[wk[k] + 1], dx);
-          if (dy) atomicXor(&sh[wk[k] + WS], dy);
+          flip_shared(sh, wk[k], (up | down) ? 1u << ((pk[k] >> 16) & 31) : 0u, false);
         }
         hit_barrier();
       }
