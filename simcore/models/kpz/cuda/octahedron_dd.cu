@@ -133,7 +133,7 @@ __device__ __forceinline__ void hit_barrier() {
     __syncthreads();
 }
 
-// The site of a DB or DBs attempt: position (px, py) in its cell drawn from pos, its
+// The site of a DBs attempt: position (px, py) in its cell drawn from pos, its
 // window word w and bit b (via the site table tab), and whether it lies outside the dead
 // border.
 __device__ __forceinline__ void db_site(u32 pos, int wbase, int cellx, int celly,
@@ -147,7 +147,7 @@ __device__ __forceinline__ void db_site(u32 pos, int wbase, int cellx, int celly
   live = BORDER == 0 || (cellx + px < AX && celly + py < AY);
 }
 
-// Flip the site whose x-bit is t (0: none) in the shared window at word w: neighbouring
+// Flip the site whose x-bit is t (0: none) in the shared window at word w (DBs): neighbouring
 // cells' flips of one hit may share words, so XOR atomically; own forces the own word's
 // atomic even where it changes nothing (a speed experiment, SNAP_UNCOND).
 __device__ __forceinline__ void flip_shared(u32 *sh, int w, u32 t, bool own) {
@@ -290,13 +290,16 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
         for (int k = 0; k < CPT; k++) {
           u32 pos;
           draw(buf[k], j, uk[k], pos);
-          int px, py, b;
-          bool live;
-          db_site(pos, wbase[k], cellx[k], celly[k], tab, px, py, wk[k], b, live);
+          // written out rather than through db_site and flip_shared: the shared helpers
+          // cost this path 3.6 % of its speed on an H100 (BENCHMARKS.md, round 4)
+          const int px = pos & (CX - 1), py = (pos / CX) & (CY - 1);
+          const int e = tab[(px & 3) | ((py & 3) << 2)];
+          wk[k] = wbase[k] + (px >> 2) + (py >> 2) * WS + (e >> 5);
           const bool edge = (px == CX - 1) != (py == CY - 1);
+          const bool live = BORDER == 0 || (cellx[k] + px < AX && celly[k] + py < AY);
           // the site in the cell, its bit, and whether it is outside the dead border
-          pk[k] = (px + py * CX) | b << 16 | (int)live << 24;
-          slopes(sh[wk[k]], sh[wk[k] + 1], sh[wk[k] + WS], b, ownk[k], nbrk[k]);
+          pk[k] = (px + py * CX) | (e & 31) << 16 | (int)live << 24;
+          slopes(sh[wk[k]], sh[wk[k] + 1], sh[wk[k] + WS], e & 31, ownk[k], nbrk[k]);
           bool up, down;
           rule(ownk[k], nbrk[k], uk[k], p24, q24, up, down);
           const bool flips = live && !edge && (up | down);
@@ -325,7 +328,12 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
           up = up && live;
           down = down && live;
           acc += (int)up - (int)down;
-          flip_shared(sh, wk[k], (up | down) ? 1u << ((pk[k] >> 16) & 31) : 0u, false);
+          // neighbouring cells' flips may share the words: XOR in shared memory
+          u32 d0, dx, dy;
+          flip_masks((up | down) ? 1u << ((pk[k] >> 16) & 31) : 0u, d0, dx, dy);
+          if (d0) atomicXor(&sh[wk[k]], d0);
+          if (dx) atomicXor(&sh[wk[k] + 1], dx);
+          if (dy) atomicXor(&sh[wk[k] + WS], dy);
         }
         hit_barrier();
       }
