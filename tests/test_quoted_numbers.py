@@ -400,6 +400,65 @@ def quotes_kpz_dbs_paired() -> list[Quote]:
             Quote("BENCHMARKS.md", alone, "DTrDB's own error of W2")]  # fmt: skip
 
 
+def quotes_kelling2017_plateau() -> list[Quote]:
+    """kelling2017 Fig. 6 to t = 10^5 (config/kelling2017_plateau.yaml): the plateau, fit
+    and time-by-time comparison tables, and the numbers the statement below them takes
+    from those tables."""
+    from analysis.kpz_beta_compare import compare_table
+    from analysis.kpz_betafit import beta_table
+    from analysis.kpz_plateau_table import plateau_table
+
+    folder = DATA / "kelling2017_plateau" / "analysis"
+    paths = sorted(folder.glob("*.nc"))
+    ref = folder / "kpz_d2_L8192_p1_q0_DTrDB_gpu_D128x128_tc1-1.nc"
+    tables = {
+        "plateau": plateau_table(paths),
+        "betafit": beta_table(paths),
+        "compare": compare_table([ref, *(p for p in paths if p != ref)]),
+    }
+    out = [Quote(README, line, f"{name} table row")
+           for name, text in tables.items() for line in text.splitlines()[2:]]  # fmt: skip
+
+    def cells(name: str, point: str, window: str) -> list[str]:
+        rows = [ln.strip("| ").split(" | ") for ln in tables[name].splitlines()[2:]]
+        hit = [r for r in rows if r[0].startswith(point) and window in r]
+        assert len(hit) == 1, f"{name}: {len(hit)} rows for {point} {window}"
+        return hit[0]
+
+    def sigmas(cell: str) -> str:
+        return re.search(r"([+-]?[0-9.]+) sigma", cell).group(1).lstrip("+-")
+
+    tc11, tc22, dt = "DTrDB, TC=1,1, L=8192", "DTrDB, TC=2,2", "DTrDT"
+    late11, late22 = (cells("plateau", pt, "[3000, 78117]") for pt in (tc11, tc22))
+    from1000 = [cells("plateau", pt, "[1000, 78117]") for pt in (tc11, tc22)]
+    out += [
+        Quote(README, f"({late11[4]} for TC = 1,1, n = 256; {late22[4]} for TC = 2,2, "
+                      f"n = 128), at {late11[3]} and {late22[3]}", "the plateau over t >= 3000"),
+        Quote(README, f"rises by {sigmas(from1000[0][5])} (TC = 1,1) and {sigmas(from1000[1][5])} "
+                      "(TC = 2,2) errors", "the rise from t = 1000"),
+        Quote(README, f"{late11[3]} is {sigmas(late11[7])} errors below 0.2415(15) and "
+                      f"{sigmas(late11[8])} below 0.2414(2)", "the plateau against beta"),
+        Quote(README, "has the same plateau, "
+                      f"{cells('plateau', dt, '[3000, 78117]')[3]} over", "DTrDT's plateau"),
+    ]  # fmt: skip
+    fits = [cells("betafit", tc11, f"[{t}, 78117]") for t in (50, 100, 200)]
+    out.append(Quote(README, f"gives {fits[0][3]}, {fits[1][3]} and {fits[2][3]} from t = 50, "
+                             "100 and 200", "the window dependence of the fit"))  # fmt: skip
+    l14 = cells("compare", "DTrDB, TC=1,1, L=16384", "all")
+    dt_late, tc22_late = cells("compare", dt, ">= 1000"), cells("compare", tc22, ">= 1000")
+    early = [cells("compare", pt, "all")[6].split(" sigma")[0] for pt in (dt, tc22)]
+    out += [
+        Quote(README, f"(chi2 per value {dt_late[4]}, p = {dt_late[5]})", "DTrDT against DTrDB"),
+        Quote(README, f"so does DTrDB TC = 2,2 (p = {tc22_late[5]})", "TC 2,2 against TC 1,1"),
+        Quote(README, f"({early[0].split('.')[0]} and {early[1].split('.')[0]} errors at t = 2.5)",
+              "the early-time differences"),
+        Quote(README, f"at all {l14[3]} times (chi2 per value {l14[4]}, p = {l14[5]}, largest "
+                      f"difference {l14[6].lstrip('+-').replace(' sigma at', ' errors at t =')})",
+              "L = 2^14 against 2^13"),
+    ]  # fmt: skip
+    return out
+
+
 def quotes_ea3d_pt() -> list[Quote]:
     """The spin-glass transition (config/ea3d_pt.yaml): the g crossings of successive sizes
     against the literature T_c, the equilibration of L = 16 at the lowest T, round trips
@@ -578,6 +637,7 @@ SOURCES: dict[str, Callable[[], Iterable[Quote]]] = {
     "papers_fig6": quotes_papers_fig6,
     "kelling2017_scale": quotes_kelling2017_scale,
     "kpz_dbs_paired": quotes_kpz_dbs_paired,
+    "kelling2017_plateau": quotes_kelling2017_plateau,
     "ea3d_pt": quotes_ea3d_pt,
     "ea3d_xi": quotes_ea3d_xi,
     "lulli2015": quotes_lulli2015,
