@@ -33,8 +33,8 @@ __all__ = [
 ]
 
 # Device-layer part followed by a block-layer part (kelling2017 sec. 3 naming): DTrDT,
-# DTrDB, cDBDT, DBDT, ... ; DTr alone, DB alone or "sequential" have no block layer.
-_TWO_LAYER = re.compile(r"^(?:c?DB|DTr?)(?:DTr?|DB)$")
+# DTrDB, cDBDT, DBDT, DTrDBs, ... ; DTr alone, DB alone or "sequential" have no block layer.
+_TWO_LAYER = re.compile(r"^(?:c?DB|DTr?)(?:DTr?|DBs?)$")
 
 #: Colours of the non-reference curves: tab10 without orange (kept for the reference
 #: value, as in kelling2017 Fig. 6) and grey; black is the sequential reference.

@@ -84,7 +84,7 @@ def legend_texts(ax) -> list[str]:
 
 
 def test_block_layer_and_labels(files: dict[str, Path]) -> None:
-    for scheme in ("DTrDT", "DTrDB", "cDBDT", "DBDT", "DTDT"):
+    for scheme in ("DTrDT", "DTrDB", "cDBDT", "DBDT", "DTDT", "DTrDBs", "DBDBs"):
         assert kelling2017_labels.has_block_layer(scheme), scheme
     for scheme in ("sequential", "DTr", "DB", "cDB", "DT", ""):
         assert not kelling2017_labels.has_block_layer(scheme), scheme

@@ -55,8 +55,9 @@ def default_cells_per_thread(geo: Geometry) -> int:
 
 
 #: preferred cells per GPU thread per block layer (measured 1, 2, 4 on an H200, L = 2^16:
-#: DT gains about 7% with 2, DB loses about 12%; BENCHMARKS.md)
-CELLS_PER_THREAD = {"DT": 2, "DB": 1, "DBs": 1}
+#: DT gains about 7% with 2, DB loses about 12%; DBs gains about 4% with 2 on an H100;
+#: BENCHMARKS.md)
+CELLS_PER_THREAD = {"DT": 2, "DB": 1, "DBs": 2}
 
 
 class DDKernel:
