@@ -107,16 +107,22 @@ def quotes_fcc() -> list[Quote]:
     ]  # fmt: skip
 
 
-def peers(**match: str) -> float:
-    """The measurement of the published CUDA codes (docs/data/bench/peers_h100.log, lines
-    ``PEER key=value ...``) whose keys equal ``match``: attempts/ns (CudaKpz) or real
-    events/s (kmc-gpu)."""
+def peer_lines(log: str = "peers_h100.log", **match: str) -> list[dict[str, str]]:
+    """The lines ``PEER key=value ...`` of docs/data/bench/``log`` whose keys equal
+    ``match``, as dicts."""
     found = []
-    for line in (DATA / "bench" / "peers_h100.log").read_text().splitlines():
+    for line in (DATA / "bench" / log).read_text().splitlines():
         if line.startswith("PEER "):
             kv = dict(item.split("=", 1) for item in line.split()[1:])
             if all(kv.get(k) == v for k, v in match.items()):
                 found.append(kv)
+    return found
+
+
+def peers(**match: str) -> float:
+    """The measurement of the published CUDA codes (docs/data/bench/peers_h100.log) whose
+    keys equal ``match``: attempts/ns (CudaKpz) or real events/s (kmc-gpu)."""
+    found = peer_lines(**match)
     assert len(found) == 1, f"{len(found)} peer lines match {match}"
     (kv,) = found
     return float(kv.get("att_per_ns") or kv["real_events_per_s"])
@@ -400,6 +406,154 @@ def quotes_kpz_dbs_paired() -> list[Quote]:
             Quote("BENCHMARKS.md", alone, "DTrDB's own error of W2")]  # fmt: skip
 
 
+def quotes_round4() -> list[Quote]:
+    """BENCHMARKS.md "Round 4 results": the same-run A/B of the DD kernels with the published
+    code beside them, the ncu instruction counts, the DBs tuning run, the kmc2d list start
+    A/B (docs/data/bench/round4_h100), and DTrDBs against DTrDB on the same random numbers
+    at L = 2^13 (docs/data/kpz_dbs_paired_gpu)."""
+    from analysis.kpz_beta_compare import compare_table
+    from analysis.kpz_paired import paired_table
+
+    r4 = "round4_h100"
+    out: list[Quote] = []
+
+    def medians(name: str, key: Callable[[dict[str, str]], tuple], value: str) -> dict:
+        groups: dict[tuple, list[float]] = {}
+        for row in table(f"{r4}/{name}"):
+            groups.setdefault(key(row), []).append(float(row[value]))
+        return {k: statistics.median(v) for k, v in groups.items()}
+
+    def dd(row: dict[str, str]) -> tuple:
+        return row["scheme"], row["p"]
+
+    a, b = (medians(f"kpz_dd_{v}.csv", dd, "attempts_per_ns") for v in "AB")
+    peer = {p: statistics.median(float(kv["att_per_ns"]) for kv in
+                                 peer_lines(f"{r4}/peers_kpz.log", code="cudakpz", path=path))
+            for p, path in (("1", "mcs"), ("0.6", "mcsPQ"))}  # fmt: skip
+    pq = {"1": "1, 0", "0.6": "0.6, 0.3"}
+    for scheme, p in (("DTrDT", "1"), ("DTrDT", "0.6"), ("DTrDB", "1"), ("DTrDB", "0.6")):
+        x, y = a[scheme, p], b[scheme, p]
+        out.append(
+            Quote(
+                "BENCHMARKS.md",
+                f"| {scheme} | {pq[p]} | {x:.1f} | {y:.1f} | "
+                f"{y / x:.2f}x | {peer[p]:.1f} | {y / peer[p]:.2f}x |",
+                "dd A/B row",
+            )
+        )
+    s1 = b["DTrDBs", "1"]
+    s22 = medians("kpz_dd_B_tc22.csv", dd, "attempts_per_ns")["DTrDBs", "1"]
+    out += [
+        Quote("BENCHMARKS.md", f"| DTrDBs | 1, 0 | - | {s1:.1f} | - | {peer['1']:.1f} | "
+                               f"{s1 / peer['1']:.2f}x |", "DTrDBs row"),
+        Quote("BENCHMARKS.md", f"| {s22:.1f} (5 repeats) | - | {peer['1']:.1f} | "
+                               f"{s22 / peer['1']:.2f}x |", "DTrDBs TC 2,2 row"),
+    ]  # fmt: skip
+
+    def ncu(scheme: str, metric: str) -> float:
+        text = (DATA / "bench" / r4 / f"ncu_{scheme}.txt").read_text()
+        return float(re.search(rf"{re.escape(metric)}\s+\S+\s+([\d,.]+)", text)[1].replace(",", ""))
+
+    hits = 2**25  # warp hits in one launch: L^2 / 4 attempts, 32 per warp, L = 2^16
+    inst = {k: ncu(k, "smsp__inst_executed.sum") for k in ("DTrDB", "DTrDBs")}
+    cyc = {k: ncu(k, "sm__cycles_elapsed.avg") for k in ("DTrDB", "DTrDBs")}
+    out += [
+        Quote("BENCHMARKS.md", f"measured {s1:.1f}, with {inst['DTrDBs'] / hits:.1f} warp "
+                               "instructions per hit", "DBs instructions per hit"),
+        Quote("BENCHMARKS.md", f"{inst['DTrDBs']:,.0f} instructions, against DTrDB's "
+                               f"{inst['DTrDB']:,.0f}, {inst['DTrDB'] / hits:.1f} per hit",
+              "ncu instruction counts"),
+        Quote("BENCHMARKS.md", f"{cyc['DTrDBs'] / 1e6:.2f} M cycles against "
+                               f"{cyc['DTrDB'] / 1e6:.2f} M, {cyc['DTrDB'] / cyc['DTrDBs']:.2f}x, "
+                               f"as the speeds ({s1:.1f} / {b['DTrDB', '1']:.1f} = "
+                               f"{s1 / b['DTrDB', '1']:.2f}x)", "ncu cycles"),
+    ]  # fmt: skip
+    tuning: dict[str, list[float]] = {}
+    for line in (DATA / "bench" / r4 / "dbs_tuning.txt").read_text().splitlines():
+        m = re.match(r"round \d (DTr\w+) (domain=\d+ cpt=\d)\s+(.*?)\s+([\d.]+) att/ns", line)
+        tuning.setdefault(" ".join(m.groups()[:3]).strip(), []).append(float(m[4]))
+
+    def span(variant: str) -> str:
+        v = tuning[variant]
+        return f"{min(v):.1f}-{max(v):.1f}"
+
+    out.append(Quote("BENCHMARKS.md",
+        f"{span('DTrDBs domain=128 cpt=1')} against "
+        f"{span('DTrDBs domain=128 cpt=1 -DSNAP_UNCOND=0')}, "
+        f"so it is the default (`SNAP_UNCOND`, the same lattice). Two cells per thread: "
+        f"{span('DTrDBs domain=128 cpt=2')} against {span('DTrDBs domain=128 cpt=1')} with one",
+        "the DBs tuning run"))  # fmt: skip
+    out.append(Quote("BENCHMARKS.md",
+        f"Domains of 64: {span('DTrDBs domain=64 cpt=1')} (one cell per thread), "
+        f"{span('DTrDBs domain=64 cpt=2')} (two); a register budget for 8 blocks per SM: "
+        f"{span('DTrDBs domain=128 cpt=1 -DMINB=8')}", "the other DBs variants"))  # fmt: skip
+
+    out.append(Quote(README, f"{s1:.1f} attempts/ns against the published code's {peer['1']:.1f} "
+                             f"in a later same-run A/B on one H100, {s1 / peer['1']:.2f}x, and "
+                             f"{s22:.1f} at TC = 2,2", "DTrDBs in the README"))  # fmt: skip
+
+    dt1 = b["DTrDT", "1"]
+    out.append(Quote(f"{REPRO}/kelling2017.md", f"runs {s1:.1f} attempts/ns against DTrDT's "
+                     f"{dt1:.1f} in the same run on one H100: {100 * (1 - s1 / dt1):.0f} % slower",
+                     "DTrDBs against DTrDT, Fig. 7 row"))  # fmt: skip
+
+    def kmc(row: dict[str, str]) -> tuple:
+        return int(row["n"]), int(row["phi"])
+
+    ka, kb = (medians(f"kmc2d_{v}.csv", kmc, "events_per_s") for v in "AB")
+    out += [Quote("BENCHMARKS.md", f"| {n} | {phi} | {sci(ka[n, phi], 2)} | {sci(kb[n, phi], 2)} | "
+                                   f"{kb[n, phi] / ka[n, phi]:.2f}x |", "kmc2d A/B row")
+            for n, phi in sorted(ka)]  # fmt: skip
+
+    pair = DATA / "kpz_dbs_paired_gpu"
+    out += [
+        Quote("BENCHMARKS.md", line, "paired table row")
+        for line in paired_table([pair / "DTrDB.nc", pair / "DTrDBs.nc"]).splitlines()[2:]
+    ]
+    compare = compare_table([pair / "analysis" / "DTrDB.nc", pair / "analysis" / "DTrDBs.nc"])
+    out += [Quote("BENCHMARKS.md", line, "beta_eff compare row")
+            for line in compare.splitlines()[2:]]  # fmt: skip
+    an = {s: xr.load_dataset(pair / "analysis" / f"{s}.nc") for s in ("DTrDB", "DTrDBs")}
+    diff = an["DTrDBs"]["beta_eff"].values - an["DTrDB"]["beta_eff"].values
+    errs = np.hypot(an["DTrDBs"]["beta_eff_err"].values, an["DTrDB"]["beta_eff_err"].values)
+    t_eff = an["DTrDB"]["t_eff"].values
+
+    def largest(i: np.intp) -> str:
+        mant, expo = f"{abs(diff[i]):.0e}".split("e")
+        return f"{abs(diff[i]) / errs[i]:.1f} errors at t = {t_eff[i]:.2g} ({mant}e{int(expo)})"
+
+    at = an["DTrDB"]["lambda_h_s"].values == 100.0
+    lam = [an[s]["lambda_h_over_z_eff" + e].values[at] for s in an for e in ("", "_err")]
+    z = np.abs(lam[2] - lam[0]) / np.hypot(lam[1], lam[3])
+    ts = an["DTrDB"]["lambda_h_t_over_s"].values[at]
+    out.append(Quote("BENCHMARKS.md",
+        f"The largest beta_eff difference in errors is {largest(np.argmax(np.abs(diff) / errs))}; "
+        f"the largest in value {largest(np.argmax(np.abs(diff)))}. lambda_h/z at s = 100 "
+        f"differs by at most {z.max():.1f} errors at t/s = {ts.min():.2g}-{ts.max():.2g}",
+        "beta_eff and Fig. 5(b) of DBs against DB"))  # fmt: skip
+    walls = {s: [float(xr.open_dataset(f).attrs["wall_seconds"])
+                 for f in sorted((pair / "runs").glob(f"{s}_b*.nc"))]
+             for s in ("DTrDB", "DTrDBs")}  # fmt: skip
+    out.append(Quote("BENCHMARKS.md",
+        f"samples took {min(walls['DTrDB']):.1f}-{max(walls['DTrDB']):.1f} s with DTrDB and "
+        f"{min(walls['DTrDBs']):.1f}-{max(walls['DTrDBs']):.1f} s with DTrDBs",
+        "run times"))  # fmt: skip
+    return out
+
+
+def test_dbs_pairs_reference_runs_are_the_published_samples() -> None:
+    """The DTrDB half of docs/data/kpz_dbs_paired_gpu (blocks 0-2 of the kelling2017_scale
+    DTrDB point, rerun beside DTrDBs) equals the published dataset's samples 0-95 bit for
+    bit: the pairing compares DBs with the DTrDB that made the published figures."""
+    ref = xr.load_dataset(DATA / "kpz_dbs_paired_gpu" / "DTrDB.nc")
+    pub = xr.load_dataset(
+        DATA / "kelling2017_scale" / "datasets" / "kpz_d2_L8192_p1_q0_DTrDB_gpu_D128x128_tc1-1.nc"
+    )
+    part = pub.isel(sample=slice(0, ref.sizes["sample"]))
+    for name in ("W2", "mean_h", "C_h", "C_s"):
+        assert np.array_equal(ref[name].values, part[name].values, equal_nan=True), name
+
+
 def quotes_kelling2017_plateau() -> list[Quote]:
     """kelling2017 Fig. 6 to t = 10^5 (config/kelling2017_plateau.yaml): the plateau, fit
     and time-by-time comparison tables, and the numbers the statement below them takes
@@ -637,6 +791,7 @@ SOURCES: dict[str, Callable[[], Iterable[Quote]]] = {
     "papers_fig6": quotes_papers_fig6,
     "kelling2017_scale": quotes_kelling2017_scale,
     "kpz_dbs_paired": quotes_kpz_dbs_paired,
+    "round4": quotes_round4,
     "kelling2017_plateau": quotes_kelling2017_plateau,
     "ea3d_pt": quotes_ea3d_pt,
     "ea3d_xi": quotes_ea3d_xi,
