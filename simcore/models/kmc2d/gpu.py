@@ -162,7 +162,6 @@ class TileKernel:
         if list_start is None:
             sms = cp.cuda.Device().attributes["MultiProcessorCount"]
             list_start = default_list_start(self.grid[0] * samples, sms)
-        self.list_start = list_start
         mod = _module(compile_defines(B, model, dpb, nt, list_cap, list_start))
         self._advance = mod.get_function("kmc2d_advance")
         self._check = mod.get_function("kmc2d_check")

@@ -173,7 +173,7 @@ def domain_update(lat, geo, X0, Y0, d, c1, sample, k0, k1, params):
     # hits: every attempt decides on the lattice before the hit, then the accepted flip
     lgc = _log2(cx)
     bits, per_call = draw_layout(cx * cy, fast)
-    accepted = np.empty((thr, 6), dtype=np.uint64)  # DBs: located words and bits
+    accepted = np.empty((thr if blk == 3 else 0, 6), dtype=np.uint64)  # DBs: located sites
     for h in range(H):
         if h % per_call == 0:
             for k in range(thr):
