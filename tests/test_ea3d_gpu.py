@@ -65,7 +65,7 @@ def test_slab_kernel_compiles(tmp_path) -> None:
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 def test_exchange_flag_kernels_compile(tmp_path) -> None:
     """The flag kernels of the device-signalled multi-GPU exchange compile."""
-    from simcore.models.ea3d.multigpu import FLAGS_SOURCE
+    from simcore.models.ea3d.slab import FLAGS_SOURCE
 
     ptx = nvcc_ptx(tmp_path, FLAGS_SOURCE, ())
     assert "slab_signal" in ptx and "slab_wait" in ptx
@@ -106,17 +106,18 @@ def test_two_gpus_with_mpi_equal_one_gpu() -> None:
 def test_ranks_sharing_one_gpu_equal_one_gpu(ranks: int) -> None:
     """The multi-GPU program with every rank on the same GPU (CUDA IPC between processes
     of one device; one rank is its own neighbour): each exchange gives the single-GPU
-    lattice bit for bit.  L = 24 splits into 12 / 6 / 4 plane pairs; 20 sweeps are one
-    captured graph of 16 sweeps and one of 4."""
+    lattice bit for bit.  L = 24 splits into 12 / 6 / 4 plane pairs and L = 12 into
+    6 / 3 / 2 (the split schedule at its smallest slab, and the unsplit one below it);
+    20 sweeps are one captured graph of 16 sweeps and one of 4."""
     import sys
 
     cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(ranks),
            sys.executable, "-m", "simcore.models.ea3d.multigpu", "--check", "--L", "24",
-           "--k", "1", "--sweeps", "20"]  # fmt: skip
+           "12", "--k", "1", "--sweeps", "20"]  # fmt: skip
     for extra in ([], ["--exchange", "flags"], ["--exchange", "token"]):
         res = subprocess.run([*cmd, *extra], capture_output=True, text=True, timeout=600)
         assert res.returncode == 0, res.stdout + res.stderr
-        assert res.stdout.count("bit-identical to one GPU: True") == 1
+        assert res.stdout.count("bit-identical to one GPU: True") == 2
 
 
 @pytest.mark.gpu
