@@ -56,10 +56,10 @@ class Slab:
         self.recv_dev = cp.empty(shape, dtype=cp.uint64)
         self.peer_S: list[int] = [0, 0]  # the spin array colour c's boundary goes to (ipc)
         # flags[c]: the sweeps whose colour-c boundary plane has arrived in our ghost (set by
-        # the neighbour, device-signalled exchange); flags[2]: a wait timed out; flags[3],
-        # flags[4]: the sweep of the boundary and of the bulk stream (graph replays)
-        fmem = cp.cuda.Memory(5 * 4)  # own allocation: IPC names it whole
-        self.flags = cp.ndarray((5,), cp.int32, cp.cuda.MemoryPointer(fmem, 0))
+        # the neighbour, device-signalled exchange); flags[2]: a wait timed out; flags[3]:
+        # the sweep count that captured graphs add to their sweeps (graph replays)
+        fmem = cp.cuda.Memory(4 * 4)  # own allocation: IPC names it whole
+        self.flags = cp.ndarray((4,), cp.int32, cp.cuda.MemoryPointer(fmem, 0))
         self.flags.fill(0)
         self.graphs: dict[int, object] = {}  # captured sweeps, by their number
         self.peer_flags: list[int] = [0, 0]  # the flag colour c's signal goes to (ipc)
@@ -164,12 +164,12 @@ class Slab:
 
         The bulk planes never read a ghost, so only the boundary kernels depend on the
         exchange: with the next bulk always queued the GPU stays busy while the host
-        waits for the boundary and exchanges the token.  ``counted``: the kernels read
-        the sweep from the streams' counts in ``flags`` (graph capture), not ``t``.
+        waits for the boundary and exchanges the token.  ``counted``: the kernels add the
+        sweep count in ``flags[3]`` to ``t`` (graph capture).
         """
         o = 1 - c
         bulk_first = 2 if c == 0 else 1
-        t_bulk, t_edge = (self._at(4), self._at(3)) if counted else (0, 0)
+        t_bulk = t_edge = self._at(3) if counted else 0
         self.bulk_stream.wait_event(self.edge_done[o])
         self._launch(c, t, bulk_first, self.nz - 1, self.bulk_stream, keys, thr, tdev=t_bulk)
         self.bulk_done[c].record(self.bulk_stream)
@@ -192,7 +192,9 @@ class Slab:
     def split(self) -> bool:
         """Whether the split schedule applies: the boundary plane, the near plane and at
         least one bulk plane are distinct (``nz >= 3``)."""
-        return self.nz >= 3
+        import os
+
+        return self.nz >= 3 and os.environ.get("EA3D_SPLIT", "1") == "1"
 
     def _signal_and_wait(self, c: int, t: int, counted: bool, between=None) -> None:
         """On the boundary stream: set the neighbour's flag of colour c to t + 1 (our plane
@@ -213,7 +215,7 @@ class Slab:
         """Queue colour c of the device-signalled exchange; returns at once.  The flags
         order the boundary kernels like the MPI token (each rank signals the rank its
         plane went to and waits for the one its ghost comes from), so the lattice is the
-        same.  ``counted``: t is the streams' counts in ``flags`` (graph capture).
+        same.  ``counted``: t is added to the sweep count in ``flags[3]`` (graph capture).
 
         Where the slab allows (:meth:`split`) only the planes next to the boundaries wait
         for each other: per colour the boundary plane, the signal and the *near* plane
@@ -229,7 +231,7 @@ class Slab:
             return
         o = 1 - c
         e, b = self.edge_stream, self.bulk_stream
-        t_bulk, t_edge = (self._at(4), self._at(3)) if counted else (0, 0)
+        t_bulk = t_edge = self._at(3) if counted else 0
         # the boundary plane reads the ghost (awaited last colour) and the other colour's
         # near plane (queued before it on this stream); it writes the neighbour's ghost
         self._launch(c, t, self.boundary_plane(c), 1, e, keys, thr, ghost=self.peer_S[c],
@@ -249,8 +251,10 @@ class Slab:
         self.bulk_done[c].record(b)
 
     def _capture(self, n: int, keys, thr):
-        """A CUDA graph of ``n`` device-signalled sweeps that read the sweep from the
-        streams' counts (and advance them), so that it replays at any sweep."""
+        """A CUDA graph of ``n`` device-signalled sweeps, the i-th of them sweep
+        ``flags[3] + i``, that advances ``flags[3]`` by n at its end, so that it replays at
+        any sweep.  Only one node per graph advances the count: a node per sweep and
+        stream would sit on each stream's path between its colours."""
         import cupy as cp
 
         e, b = self.edge_stream, self.bulk_stream
@@ -261,14 +265,13 @@ class Slab:
         self.edge_done[1].record(e)  # the first colour's waits refer to captured events
         self.near_done[1].record(e)
         self.bulk_done[1].record(b)
-        for _ in range(n):
+        for i in range(n):
             for c in (0, 1):
-                self.colour_signalled(c, 0, keys, thr, counted=True)
-            self.next_sweep((1,), (1,), (np.uint64(self._at(4)),), stream=b)
-            self.next_sweep((1,), (1,), (np.uint64(self._at(3)),), stream=e)
+                self.colour_signalled(c, i, keys, thr, counted=True)
         join = cp.cuda.Event(disable_timing=True)
         join.record(b)
         e.wait_event(join)
+        self.next_sweep((1,), (1,), (np.uint64(self._at(3)), np.int32(n)), stream=e)
         return e.end_capture()
 
     def sweeps_graph(self, t_from: int, n: int, keys, thr) -> None:
@@ -278,7 +281,7 @@ class Slab:
         so the sweep counts can be set."""
         import cupy as cp
 
-        self.flags[3:5] = t_from
+        self.flags[3] = t_from
         cp.cuda.Device().synchronize()
         g = min(n, GRAPH_SWEEPS)
         for count in [g] * (n // g) + ([n % g] if n % g else []):

@@ -57,15 +57,16 @@ __device__ __forceinline__ void update_site(u64 *__restrict__ S, const u64 *__re
 // slab; zbase: the global zh of local plane 1 (SLAB only).  ghost (SLAB only, may be
 // null): a neighbouring GPU's spin array (CUDA IPC), into which every updated word is
 // also written at index j + ghost_shift: its ghost plane, read by its next colour.
-// tdev (may be null): the sweep t read from device memory instead, so that a captured
-// CUDA graph of sweeps can be replayed at any t (the multi-GPU schedule).
+// tdev (may be null): a sweep count in device memory added to t, so that a captured CUDA
+// graph of sweeps (t = the sweep within the graph) can be replayed at any count (the
+// multi-GPU schedule).
 extern "C" __global__ void ea3d_colour(u64 *__restrict__ S, const u64 *__restrict__ J, int c,
                                        u32 t, u32 k0, u32 k1, u64 t4, u64 t8, u64 t12, u32 j0,
                                        u32 nsites, u32 zbase, u64 *__restrict__ ghost,
                                        int ghost_shift, const u32 *__restrict__ tdev) {
   u32 jj = blockIdx.x * blockDim.x + threadIdx.x;
   if (jj >= nsites) return;
-  if (tdev) t = *tdev;
+  if (tdev) t += *tdev;
   u32 j = j0 + jj;
   u32 n[6], p;
   neighbours(c, j, n, p, zbase);

@@ -15,10 +15,10 @@ __device__ __forceinline__ u64 wall_ns() {
   return t;
 }
 
-// The value a flag kernel uses: its argument, or, where count is not null, the sweep
-// count in device memory plus one (so that a captured CUDA graph runs at any sweep).
+// The value a flag kernel uses: its argument, plus, where count is not null, the sweep
+// count in device memory (so that a captured CUDA graph runs at any count).
 __device__ __forceinline__ int flag_value(int value, const int *count) {
-  return count ? *(const volatile int *)count + 1 : value;
+  return count ? *(const volatile int *)count + value : value;
 }
 
 extern "C" __global__ void slab_signal(int *peer_flag, int value, const int *count) {
@@ -41,6 +41,5 @@ extern "C" __global__ void slab_wait(const int *flag, int value, const int *coun
   __threadfence_system();  // the ghost words are read after the flag
 }
 
-// the next sweep: a stream's sweep count goes up by one after the stream's last kernel of
-// the sweep
-extern "C" __global__ void slab_next(int *count) { *count += 1; }
+// after a captured graph of n sweeps: the sweep count goes up by n
+extern "C" __global__ void slab_next(int *count, int n) { *count += n; }
