@@ -9,6 +9,7 @@ replayed as CUDA graphs).  The module docstring of multigpu says which plane goe
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -127,7 +128,14 @@ class Slab:
                 np.uint32(keys[1]), *(np.uint64(x) for x in thr),
                 np.uint32(first * self.area), np.uint32(n), np.uint32(self.z0),
                 np.uint64(ghost), np.int32(shift if ghost else 0), np.uint64(tdev))  # fmt: skip
-        grid = ((n + self.block - 1) // self.block, min(self.k, 65535), 1)
+        blocks = (n + self.block - 1) // self.block
+        per_sm = int(os.environ.get("EA3D_GRID_PER_SM", "0"))
+        if per_sm:
+            import cupy as cp
+
+            sms = cp.cuda.Device().attributes["MultiProcessorCount"]
+            blocks = min(blocks, sms * per_sm)
+        grid = (blocks, min(self.k, 65535), 1)
         self.kernel(grid, (self.block, 1, 1), args, stream=stream)
 
     def boundary_plane(self, c: int) -> int:
@@ -192,8 +200,6 @@ class Slab:
     def split(self) -> bool:
         """Whether the split schedule applies: the boundary plane, the near plane and at
         least one bulk plane are distinct (``nz >= 3``)."""
-        import os
-
         return self.nz >= 3 and os.environ.get("EA3D_SPLIT", "1") == "1"
 
     def _signal_and_wait(self, c: int, t: int, counted: bool, between=None) -> None:
