@@ -107,8 +107,8 @@ def test_ranks_sharing_one_gpu_equal_one_gpu(ranks: int) -> None:
     """The multi-GPU program with every rank on the same GPU (CUDA IPC between processes
     of one device; one rank is its own neighbour): each exchange gives the single-GPU
     lattice bit for bit.  L = 24 splits into 12 / 6 / 4 plane pairs and L = 12 into
-    6 / 3 / 2 (the split schedule at its smallest slab, and the unsplit one below it);
-    20 sweeps are one captured graph of 16 sweeps and one of 4."""
+    6 / 3 / 2 (the smallest slab); 20 sweeps are one captured graph of 16 sweeps and one
+    of 4, the second replayed at a sweep count the first advanced."""
     import sys
 
     cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(ranks),

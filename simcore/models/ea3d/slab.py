@@ -9,7 +9,6 @@ replayed as CUDA graphs).  The module docstring of multigpu says which plane goe
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -67,8 +66,6 @@ class Slab:
         # per colour: the bulk and the boundary update done (GPU-side ordering, ipc)
         self.bulk_done = [cp.cuda.Event(disable_timing=True) for _ in range(2)]
         self.edge_done = [cp.cuda.Event(disable_timing=True) for _ in range(2)]
-        # per colour: the plane next to the other colour's boundary done (split schedule)
-        self.near_done = [cp.cuda.Event(disable_timing=True) for _ in range(2)]
         self.send_host = cp.cuda.alloc_pinned_memory(self.send_dev.nbytes)
         self.recv_host = cp.cuda.alloc_pinned_memory(self.recv_dev.nbytes)
         self.send_np = np.frombuffer(self.send_host, np.uint64, self.send_dev.size).reshape(shape)
@@ -128,14 +125,7 @@ class Slab:
                 np.uint32(keys[1]), *(np.uint64(x) for x in thr),
                 np.uint32(first * self.area), np.uint32(n), np.uint32(self.z0),
                 np.uint64(ghost), np.int32(shift if ghost else 0), np.uint64(tdev))  # fmt: skip
-        blocks = (n + self.block - 1) // self.block
-        per_sm = int(os.environ.get("EA3D_GRID_PER_SM", "0"))
-        if per_sm:
-            import cupy as cp
-
-            sms = cp.cuda.Device().attributes["MultiProcessorCount"]
-            blocks = min(blocks, sms * per_sm)
-        grid = (blocks, min(self.k, 65535), 1)
+        grid = ((n + self.block - 1) // self.block, min(self.k, 65535), 1)
         self.kernel(grid, (self.block, 1, 1), args, stream=stream)
 
     def boundary_plane(self, c: int) -> int:
@@ -191,70 +181,22 @@ class Slab:
         """Device address of ``flags[i]``."""
         return self.flags.data.ptr + 4 * i
 
-    def near_plane(self, c: int) -> int:
-        """The local plane of colour c that the other colour's boundary update reads
-        (besides the ghost): the red plane under the blue boundary, the blue plane over
-        the red one."""
-        return self.nz if c == 0 else 1
-
-    def split(self) -> bool:
-        """Whether the split schedule applies: the boundary plane, the near plane and at
-        least one bulk plane are distinct (``nz >= 3``)."""
-        return self.nz >= 3 and os.environ.get("EA3D_SPLIT", "1") == "1"
-
-    def _signal_and_wait(self, c: int, t: int, counted: bool, between=None) -> None:
-        """On the boundary stream: set the neighbour's flag of colour c to t + 1 (our plane
-        is in its ghost), queue ``between`` (work that needs no ghost), then wait until our
-        flag has reached t + 1 (its plane is in our ghost)."""
+    def colour_signalled(self, c: int, t: int, keys, thr, counted: bool = False) -> None:
+        """:meth:`colour_ipc`, then on the boundary stream: set the neighbour's flag of
+        colour c to t + 1 (our plane is in its ghost), and wait until ours has reached
+        t + 1 (its plane is in our ghost) before the next boundary kernel; returns at once.
+        The bulk stream waits only for the boundary kernels (``edge_done``), never for a
+        flag: the bulk planes read no ghost.  ``counted``: t is added to the sweep count in
+        ``flags[3]`` (graph capture)."""
+        self.colour_ipc(c, t, keys, thr, counted)
         s, count = self.edge_stream, np.uint64(self._at(3) if counted else 0)
         self.signal((1,), (1,), (np.uint64(self.peer_flags[c]), np.int32(t + 1), count), stream=s)
-        if between is not None:
-            between()
         self.wait(
             (1,), (1,),
             (np.uint64(self._at(c)), np.int32(t + 1), count,
              np.uint64(int(WAIT_TIMEOUT_S * 1e9)), np.uint64(self._at(2))),
             stream=s,
         )  # fmt: skip
-
-    def colour_signalled(self, c: int, t: int, keys, thr, counted: bool = False) -> None:
-        """Queue colour c of the device-signalled exchange; returns at once.  The flags
-        order the boundary kernels like the MPI token (each rank signals the rank its
-        plane went to and waits for the one its ghost comes from), so the lattice is the
-        same.  ``counted``: t is added to the sweep count in ``flags[3]`` (graph capture).
-
-        Where the slab allows (:meth:`split`) only the planes next to the boundaries wait
-        for each other: per colour the boundary plane, the signal and the *near* plane
-        (the one the other colour's boundary update reads) run on the boundary stream
-        while the bulk stream updates the remaining planes, and each bulk update waits
-        only for the near plane of the colour before.  The boundary planes, the exchange
-        and its latency then hide behind a whole colour's bulk instead of following it.
-        Otherwise :meth:`colour_ipc`, then the signal and the wait.
-        """
-        if not self.split():
-            self.colour_ipc(c, t, keys, thr, counted)
-            self._signal_and_wait(c, t, counted)
-            return
-        o = 1 - c
-        e, b = self.edge_stream, self.bulk_stream
-        t_bulk = t_edge = self._at(3) if counted else 0
-        # the boundary plane reads the ghost (awaited last colour) and the other colour's
-        # near plane (queued before it on this stream); it writes the neighbour's ghost
-        self._launch(c, t, self.boundary_plane(c), 1, e, keys, thr, ghost=self.peer_S[c],
-                     tdev=t_edge)  # fmt: skip
-
-        def near() -> None:
-            # the near plane reads the other colour's boundary plane (this stream) and
-            # one of its bulk planes
-            e.wait_event(self.bulk_done[o])
-            self._launch(c, t, self.near_plane(c), 1, e, keys, thr, tdev=t_edge)
-            self.near_done[c].record(e)
-
-        self._signal_and_wait(c, t, counted, between=near)
-        # the bulk planes read the other colour's bulk (this stream) and near planes
-        b.wait_event(self.near_done[o])
-        self._launch(c, t, 2, self.nz - 2, b, keys, thr, tdev=t_bulk)
-        self.bulk_done[c].record(b)
 
     def _capture(self, n: int, keys, thr):
         """A CUDA graph of ``n`` device-signalled sweeps, the i-th of them sweep
@@ -269,7 +211,6 @@ class Slab:
         fork.record(e)
         b.wait_event(fork)  # the bulk stream joins the capture
         self.edge_done[1].record(e)  # the first colour's waits refer to captured events
-        self.near_done[1].record(e)
         self.bulk_done[1].record(b)
         for i in range(n):
             for c in (0, 1):

@@ -64,16 +64,15 @@ extern "C" __global__ void ea3d_colour(u64 *__restrict__ S, const u64 *__restric
                                        u32 t, u32 k0, u32 k1, u64 t4, u64 t8, u64 t12, u32 j0,
                                        u32 nsites, u32 zbase, u64 *__restrict__ ghost,
                                        int ghost_shift, const u32 *__restrict__ tdev) {
+  u32 jj = blockIdx.x * blockDim.x + threadIdx.x;
+  if (jj >= nsites) return;
   if (tdev) t += *tdev;
-  // a grid smaller than the sites strides over them (balanced waves on a slab)
-  for (u32 jj = blockIdx.x * blockDim.x + threadIdx.x; jj < nsites; jj += gridDim.x * blockDim.x) {
-    u32 j = j0 + jj;
-    u32 n[6], p;
-    neighbours(c, j, n, p, zbase);
-    for (u32 w = blockIdx.y; w < K; w += gridDim.y) {
-      P4 r = philox(p, w, t, TAG_METROPOLIS | (u32)c, k0, k1);
-      update_site(S, J, c, w, j, n, r, t4, t8, t12, ghost, ghost_shift);
-    }
+  u32 j = j0 + jj;
+  u32 n[6], p;
+  neighbours(c, j, n, p, zbase);
+  for (u32 w = blockIdx.y; w < K; w += gridDim.y) {
+    P4 r = philox(p, w, t, TAG_METROPOLIS | (u32)c, k0, k1);
+    update_site(S, J, c, w, j, n, r, t4, t8, t12, ghost, ghost_shift);
   }
 }
 
