@@ -487,13 +487,15 @@ def quotes_round4() -> list[Quote]:
         f"{span('DTrDBs domain=64 cpt=2')} (two); a register budget for 8 blocks per SM: "
         f"{span('DTrDBs domain=128 cpt=1 -DMINB=8')}", "the other DBs variants"))  # fmt: skip
 
-    out.append(Quote(README, f"{s1:.1f} attempts/ns against the published code's {peer['1']:.1f} "
-                             f"in a later same-run A/B on one H100, {s1 / peer['1']:.2f}x, and "
-                             f"{s22:.1f} at TC = 2,2", "DTrDBs in the README"))  # fmt: skip
-
-    out.append(Quote("BENCHMARKS.md", f"runs {s1:.1f} attempts/ns against CudaKpz's "
-                                      f"{peer['1']:.1f} in a later same-run A/B on one H100, "
-                                      f"{s1 / peer['1']:.2f}x", "DTrDBs at the top"))  # fmt: skip
+    out.append(
+        Quote(
+            README,
+            f"{s1:.1f} with one cell per thread and {s22:.1f} at TC = 2,2",
+            "DTrDBs of the round-4 call in the README",
+        )
+    )
+    out.append(Quote("BENCHMARKS.md", f"{s1:.1f} against {peer['1']:.1f} with one cell per "
+                                      "thread", "DTrDBs at the top"))  # fmt: skip
     dt1 = b["DTrDT", "1"]
     out.append(Quote(f"{REPRO}/kelling2017.md", f"runs {s1:.1f} attempts/ns against DTrDT's "
                      f"{dt1:.1f} in the same run on one H100: {100 * (1 - s1 / dt1):.0f} % slower",
@@ -540,6 +542,165 @@ def quotes_round4() -> list[Quote]:
         f"samples took {min(walls['DTrDB']):.1f}-{max(walls['DTrDB']):.1f} s with DTrDB and "
         f"{min(walls['DTrDBs']):.1f}-{max(walls['DTrDBs']):.1f} s with DTrDBs",
         "run times"))  # fmt: skip
+    return out
+
+
+def quotes_round4_x2() -> list[Quote]:
+    """BENCHMARKS.md "Round 4 against the round-3 baseline" and "EA3D on two H100s, round
+    3": the same-run A/B of the headline kernels against 20fae06, DTrDBs at its default
+    beside the published code, and the EA3D multi-GPU schedules and eta
+    (docs/data/bench/round4_h100x2)."""
+    r4 = "round4_h100x2"
+
+    def medians(name: str, key: Callable[[dict[str, str]], tuple], value: str) -> dict:
+        groups: dict[tuple, list[float]] = {}
+        for row in table(f"{r4}/{name}"):
+            groups.setdefault(key(row), []).append(float(row[value]))
+        return {k: (statistics.median(v), len(v)) for k, v in groups.items()}
+
+    out: list[Quote] = []
+    kernels = {
+        "dd": (
+            lambda r: (r["scheme"], "p, q = " + {"1": "1, 0"}.get(r["p"], "0.6, 0.3")),
+            "attempts_per_ns",
+            "{:.1f}",
+        ),
+        "ea3d": (lambda r: (f"L = {r['L']}, ps per flip",), "ps_per_flip", "{:.4f}"),
+        "kmc2d": (lambda r: (f"n = {r['n']}, phi = {r['phi']}",), "events_per_s", "sci"),
+        "fcc": (lambda r: (r["implementation"],), "attempts_per_s", "sci"),
+    }
+    for kernel, (key, value, fmt) in kernels.items():
+        a, b = (medians(f"ab_{kernel}_{v}.csv", key, value) for v in "AB")
+        for g in sorted(a):
+            if g not in b or (kernel == "fcc" and not g[0].startswith("GPU")):
+                continue
+            (x, na), (y, nb) = a[g], b[g]
+            f = (lambda v: sci(v, 2)) if fmt == "sci" else fmt.format
+            out.append(
+                Quote(
+                    "BENCHMARKS.md",
+                    f"| {kernel} | {', '.join(g)} | {f(x)} | {f(y)} | {y / x:.3f} | {na}, {nb} |",
+                    "A/B row",
+                )
+            )
+    dd = medians("kpz_dd_dbs.csv", lambda r: (r["scheme"],), "attempts_per_ns")
+    peer = statistics.median(
+        float(kv["att_per_ns"])
+        for kv in peer_lines(f"{r4}/peers_kpz.log", code="cudakpz", path="mcs")
+    )
+    s, t, d = dd["DTrDBs",][0], dd["DTrDT",][0], dd["DTrDB",][0]
+    out.append(
+        Quote(
+            "BENCHMARKS.md",
+            f"DTrDBs {s:.1f}, DTrDT {t:.1f}, DTrDB {d:.1f} attempts/ns (medians of "
+            f"{dd['DTrDBs',][1]}), CudaKpz {peer:.1f}: DTrDBs is {s / peer:.2f}x the published "
+            f"code and {100 * (1 - s / t):.0f} % slower than DTrDT",
+            "DTrDBs at its default",
+        )
+    )
+    top = (
+        f"DTrDBs (snapshot hits, its own lattice and twin) runs {s:.1f} attempts/ns against "
+        f"CudaKpz's {peer:.1f} in a later same-run measurement on one H100 of a 2-GPU host, "
+        f"{s / peer:.2f}x"
+    )
+    out += [
+        Quote(README, top, "DTrDBs in the README"),
+        Quote("BENCHMARKS.md", top, "DTrDBs at the top of BENCHMARKS"),
+    ]
+
+    def sweep(name: str) -> dict[int, tuple[float, int]]:
+        return {
+            k[0]: (v * 1e3, n)
+            for k, (v, n) in medians(name, lambda r: (int(r["L"]),), "seconds_per_sweep").items()
+        }
+
+    rows = [
+        ("round 2 (A)", "ae0f47a", "mgpu_split_A.csv"),
+        ("split", "61a56a4", "mgpu_split_B.csv"),
+        ("round 2 (A)", "ae0f47a", "mgpu_variants_A.csv"),
+        ("one count node per graph", "d4d4fd3", "mgpu_variants_B0.csv"),
+        ("split, one count node per graph", "d4d4fd3", "mgpu_variants_B1.csv"),
+        ("round 2 (A)", "ae0f47a", "mgpu_final_A.csv"),
+        ("final: one count node per graph", "56fb5e2", "mgpu_final_B.csv"),
+    ]
+    for label, commit, name in rows:
+        m = sweep(name)
+        out.append(
+            Quote(
+                "BENCHMARKS.md",
+                f"| {label} | {commit} | "
+                + " | ".join(f"{m[L][0]:.4f}" for L in (128, 256, 512))
+                + f" | {m[128][1]} |",
+                "schedule row",
+            )
+        )
+    grid = {g: sweep(f"mgpu_grid_g{g}.csv") for g in (0, 4, 8, 16)}
+    out.append(
+        Quote(
+            "BENCHMARKS.md",
+            ", ".join(
+                f"{f'{g} per SM' if g else 'full grid'} "
+                f"{grid[g][128][0]:.4f} / {grid[g][256][0]:.4f}"
+                for g in (0, 4, 8, 16)
+            )
+            + " ms at L = 128 / 256",
+            "grid caps",
+        )
+    )
+    ps = medians("mgpu_bench_final.csv", lambda r: (int(r["L"]), int(r["n_gpus"])), "ps_per_flip_n")
+    out += [
+        Quote(
+            "BENCHMARKS.md",
+            f"| {L} | {ps[L, 1][0]:.4f} | {ps[L, 2][0]:.4f} | {ps[L, 1][0] / ps[L, 2][0]:.2f} |",
+            "eta row",
+        )
+        for L in (128, 256, 512)
+    ]
+    flips = 64 * 4 * 128**3
+    t1 = ps[128, 1][0] * flips * 1e-9  # ms per sweep of one GPU
+    a_final, b_final = sweep("mgpu_final_A.csv")[128][0], sweep("mgpu_final_B.csv")[128][0]
+    eta_ab = ps[128, 1][0] / (b_final * 1e-3 * 2 / flips * 1e12)
+    out += [
+        Quote(
+            "BENCHMARKS.md",
+            f"One H100's sweep at L = 128 (k = 1) takes {t1:.4f} ms (psFlip_1 "
+            f"{ps[128, 1][0]:.4f} ps",
+            "floor",
+        ),
+        Quote(
+            "BENCHMARKS.md",
+            f"each of 2 GPUs has {t1 / 2:.4f} ms of kernels per sweep",
+            "floor per GPU",
+        ),
+        Quote(
+            "BENCHMARKS.md",
+            f"eta 0.85 allows {t1 / 2 / 0.85:.4f} ms per sweep, "
+            f"{(t1 / 2 / 0.85 - t1 / 2) * 500:.1f} us per colour",
+            "allowance",
+        ),
+        Quote(
+            "BENCHMARKS.md",
+            f"graph schedule measured {a_final:.4f} ms (A below): "
+            f"{(a_final - t1 / 2) * 500:.1f} us per colour",
+            "A's overhead",
+        ),
+        Quote(
+            "BENCHMARKS.md",
+            f"B's {b_final:.4f} ms per sweep at L = 128 gives eta {eta_ab:.2f}",
+            "eta over the A/B",
+        ),
+        Quote(
+            "BENCHMARKS.md",
+            f"about {(b_final - t1 / 2) * 500:.1f} us per colour over the kernels",
+            "what is left",
+        ),
+    ]
+    eta = (
+        f"eta = {ps[128, 1][0] / ps[128, 2][0]:.2f} at L = 128, "
+        f"{ps[256, 1][0] / ps[256, 2][0]:.2f} at 256 and "
+        f"{ps[512, 1][0] / ps[512, 2][0]:.2f} at 512 on two H100s"
+    )
+    out += [Quote(README, eta, "EA3D eta"), Quote(f"{REPRO}/lulli2015.md", eta, "EA3D eta")]
     return out
 
 
@@ -794,6 +955,7 @@ SOURCES: dict[str, Callable[[], Iterable[Quote]]] = {
     "kelling2017_scale": quotes_kelling2017_scale,
     "kpz_dbs_paired": quotes_kpz_dbs_paired,
     "round4": quotes_round4,
+    "round4_x2": quotes_round4_x2,
     "kelling2017_plateau": quotes_kelling2017_plateau,
     "ea3d_pt": quotes_ea3d_pt,
     "ea3d_xi": quotes_ea3d_xi,
