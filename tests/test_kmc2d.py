@@ -331,5 +331,6 @@ def test_tiles_count_only_central_events() -> None:
         7,
         B,
         sums,
+        B,
     )
     assert 7.0 < events / int(sums[16]) < 8.2

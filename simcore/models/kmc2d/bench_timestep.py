@@ -12,7 +12,8 @@ from simcore.checks import ConfigError
 from simcore.io.provenance import cpu_name, git_commit
 from simcore.models.spec import BenchKernel
 
-TIMESTEP_FIELDS = ("step", "dt", "accepted", "edge", "n", "phi", "tile", "seed", "commit")
+TIMESTEP_FIELDS = ("step", "dt", "accepted", "edge", "n", "phi", "tile", "halo", "relax", "seed",
+                   "commit")  # fmt: skip
 
 
 def timestep_history(
@@ -22,12 +23,17 @@ def timestep_history(
     steps: int = 160,
     seed: int = 1,
     bisections: int = 9,
+    halo: int | None = None,
+    relax: float = 0.0,
 ) -> dict[str, np.ndarray]:
     """dt of each step of a tile-algorithm run from a flat start (``dt``, ``accepted``) and
     the edge of the error zone before each step (``edge``: the largest accepted dt, to
-    a relative precision of 64^(2^-bisections), searched in [dt / 8, 8 dt])."""
+    a relative precision of 64^(2^-bisections), searched in [dt / 8, 8 dt]).  ``halo``:
+    the patch's cells around the tile (default tile - 1, the GPU kernel's); ``relax``:
+    events per cell that the serial integrator fires first (a relaxed surface)."""
+    from simcore.models.kmc2d.events import patch_class_all
     from simcore.models.kmc2d.rates import SOS, rate_tables
-    from simcore.models.kmc2d.serial import initial_times
+    from simcore.models.kmc2d.serial import initial_times, serial_run
     from simcore.models.kmc2d.tiles import (
         StepControl,
         TileIntegrator,
@@ -39,8 +45,13 @@ def timestep_history(
     inv, ratio = rate_tables(SOS, (1.0, phi))
     x = np.zeros((n, n), dtype=np.int32)
     tau, cnt = initial_times(x, SOS, inv, 0, seed, 0)
-    ctl = StepControl(t=0.0, dt=first_dt(tau, 0.0))
-    run = TileIntegrator(x, tau, cnt, tile, SOS, inv, ratio, 0, seed, 0, ctl)
+    t0, done, rate = 0.0, 0, float(np.mean(1.0 / inv[patch_class_all(x, SOS)]))
+    while done < relax * n * n:  # chunks of time from the last chunk's events per cell
+        span = (relax * n * n - done) / (n * n * rate)
+        _, ev = serial_run(x, tau, cnt, t0, t0 + span, SOS, inv, ratio, 0, seed, 0)
+        t0, done, rate = t0 + span, done + ev, max(ev / (n * n * span), 1e-12)
+    ctl = StepControl(t=t0, dt=first_dt(tau, t0))
+    run = TileIntegrator(x, tau, cnt, tile, SOS, inv, ratio, 0, seed, 0, ctl, halo)
     scratch = (np.empty_like(x), np.empty_like(tau), np.empty_like(cnt))
 
     def accepted(dt: float) -> bool:
@@ -59,6 +70,7 @@ def timestep_history(
             seed,
             0,
             run.sums,
+            run.halo + 1,
         )
         return bool(checksums_agree(run.sums, run.nt))
 
@@ -89,6 +101,18 @@ def _timestep_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--steps", type=int, default=160, help="time steps (default 160)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the run (default 1)")
     ap.add_argument(
+        "--halo",
+        type=int,
+        default=None,
+        help="cells of halo around each tile in its patch, 1 .. tile - 1 (default tile - 1, "
+        "the 3 x 3-tile patch of the GPU kernel)",
+    )
+    ap.add_argument(
+        "--relax", type=float, default=0.0,
+        help="events per cell fired by the serial integrator before the first step "
+        "(default 0: a flat start)",
+    )  # fmt: skip
+    ap.add_argument(
         "--bisections",
         type=int,
         default=9,
@@ -104,20 +128,28 @@ def _run_timestep(args: argparse.Namespace) -> str:
                           "(a power of two >= 2) and >= 3 B")  # fmt: skip
     if args.steps < 1 or args.bisections < 1:
         raise ConfigError("--steps/--bisections", f"{args.steps}/{args.bisections}", "must be >= 1")
-    data = timestep_history(n, args.phi, B, args.steps, args.seed, args.bisections)
+    halo = B - 1 if args.halo is None else args.halo
+    if not 1 <= halo <= B - 1:
+        raise ConfigError("--halo", halo, f"must lie in 1 .. tile - 1 = {B - 1}")
+    if args.relax < 0:
+        raise ConfigError("--relax", args.relax, "must be >= 0")
+    data = timestep_history(n, args.phi, B, args.steps, args.seed, args.bisections, halo,
+                            args.relax)  # fmt: skip
     commit = git_commit() or "n/a"
     if args.csv:
         steps = zip(data["dt"], data["accepted"], data["edge"], strict=True)
         append_csv_rows(args.csv, TIMESTEP_FIELDS, (
             {"step": i, "dt": float(dt), "accepted": int(ok), "edge": float(edge), "n": n,
-             "phi": args.phi, "tile": B, "seed": args.seed, "commit": commit}
+             "phi": args.phi, "tile": B, "halo": halo, "relax": args.relax, "seed": args.seed,
+             "commit": commit}
             for i, (dt, ok, edge) in enumerate(steps)))  # fmt: skip
     rej = int((~data["accepted"]).sum())
     lines = ["| steps | accepted | rejected | median dt | largest dt |", "|---|---|---|---|---|",
              f"| {args.steps} | {args.steps - rej} | {rej} | {np.median(data['dt']):.3g} "
              f"| {np.max(data['dt']):.3g} |"]  # fmt: skip
     return report(f"Exact 2D KMC, adaptive time step of the tile algorithm (n = {n}, "
-                  f"phi = {args.phi:g}, tile {B})", f"machine: {cpu_name()}, the CPU twin",
+                  f"phi = {args.phi:g}, tile {B}, halo {halo})",
+                  f"machine: {cpu_name()}, the CPU twin",
                   commit, lines, args.append)  # fmt: skip
 
 

@@ -1,8 +1,9 @@
 """The waiting-time event rule, written once for the serial integrator and every tile.
 
 A *patch* is a 2D block of cells: the whole periodic lattice (serial integrator, lo = 0,
-neighbours wrap) or one tile's 3 x 3-tile neighbourhood (lo = 1: the outermost ring is
-the fixed boundary, it never fires and is never redrawn).  Local cell (a, b) of a patch
+neighbours wrap) or one tile with a halo around it (lo = 1: the outermost ring is the
+fixed boundary, it never fires and is never redrawn; the GPU kernel's patch is the tile's
+3 x 3-tile neighbourhood, a halo of B - 1 cells inside the ring).  Local cell (a, b) of a patch
 is global cell ((oi + a) mod L, (oj + b) mod L), whose index g = row L + column keys the
 random stream and breaks ties between equal times.  Conventions: :mod:`simcore.models.kmc2d`.
 """
@@ -181,16 +182,17 @@ def tree_update(tree, size, flat, m, oi, oj, L, p):
 
 @numba.njit(cache=True)
 def run_events(
-    x, tau, cnt, cls, t, t_end, model, inv, ratio, lo, oi, oj, L, sample, k0, k1, B, sums
+    x, tau, cnt, cls, t, t_end, model, inv, ratio, lo, oi, oj, L, sample, k0, k1, B, sums, c0
 ):
     """Fire the patch's events in time order while the next one is before ``t_end``;
     returns (time of the last event, or t, and the number of events).
 
-    With B > 0 the patch is a tile's neighbourhood (3B x 3B, central tile at [B, 2B)),
-    and ``sums`` (uint64[17]) accumulates the edge checksums of :mod:`.tiles` (entries
-    0..7: events of the central tile's border facing direction d, 8..15: events of the
-    halo cells in direction d; a term is the bits of the event time plus the mixed new
-    state) and in entry 16 the number of central events.
+    With B > 0 the patch is a tile and its halo, the central B x B tile at [c0, c0 + B)
+    in both directions (c0 = B: the 3 x 3-tile neighbourhood), and ``sums`` (uint64[17])
+    accumulates the edge checksums of :mod:`.tiles` (entries 0..7: events of the central
+    tile's border facing direction d, 8..15: events of the halo cells in direction d; a
+    term is the bits of the event time plus the mixed new state) and in entry 16 the
+    number of central events.
     """
     n, m = x.shape
     flat = tau.ravel()
@@ -209,7 +211,7 @@ def run_events(
         if B > 0:
             fbuf[0] = t
             term = ubuf[0] + STATE_MIX * np.uint64(np.uint32(x[a, b]))
-            _account(sums, a, b, B, term)
+            _account(sums, a, b, c0, B, term)
         for da in range(-1, 2):
             for db in range(-1, 2):
                 aa, bb, live = around(a, b, da, db, n, m, lo)
@@ -226,26 +228,27 @@ OPPOSITE = np.array([1, 0, 3, 2, 7, 6, 5, 4])
 
 
 @numba.njit(inline="always", cache=True)
-def _side(a, B):
+def _side(a, c0, B):
     """-1, 0, +1: the patch coordinate a lies before, in, after the central tile."""
-    return -1 if a < B else (1 if a >= 2 * B else 0)
+    return -1 if a < c0 else (1 if a >= c0 + B else 0)
 
 
 @numba.njit(inline="always", cache=True)
-def _account(sums, a, b, B, term):
+def _account(sums, a, b, c0, B, term):
     """Add an event of patch cell (a, b) to the checksums of the bands that hold it."""
-    sa, sb = _side(a, B), _side(b, B)
+    sa, sb = _side(a, c0, B), _side(b, c0, B)
+    c1 = c0 + B - 1  # the central tile's last row and column
     if sa == 0 and sb == 0:
         sums[16] += np.uint64(1)
         for d in range(8):
             da, db = DIR_A[d], DIR_B[d]
-            if (da == 0 or a == (B if da < 0 else 2 * B - 1)) and (
-                db == 0 or b == (B if db < 0 else 2 * B - 1)
+            if (da == 0 or a == (c0 if da < 0 else c1)) and (
+                db == 0 or b == (c0 if db < 0 else c1)
             ):
                 sums[d] += term
         return
-    if (sa == 0 or a == (B - 1 if sa < 0 else 2 * B)) and (
-        sb == 0 or b == (B - 1 if sb < 0 else 2 * B)
+    if (sa == 0 or a == (c0 - 1 if sa < 0 else c1 + 1)) and (
+        sb == 0 or b == (c0 - 1 if sb < 0 else c1 + 1)
     ):
         for d in range(8):
             if DIR_A[d] == sa and DIR_B[d] == sb:

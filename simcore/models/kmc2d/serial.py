@@ -54,6 +54,7 @@ def serial_run(
         k1,
         0,
         np.zeros(17, np.uint64),
+        0,
     )
 
 
@@ -84,6 +85,7 @@ def serial_run_samples(x, tau, cnt, t, t_end, events, model, inv, ratio, k0, k1)
             k1,
             0,
             np.zeros(17, np.uint64),
+            0,
         )
         t[s] = t_end
         events[s] += ev

@@ -34,16 +34,19 @@ ALPHA_START, ALPHA, BETA = 10.0, 1.03, 0.5
 
 @numba.njit(parallel=True, cache=True)
 def advance(
-    x, tau, cnt, x_out, tau_out, cnt_out, t, t_end, B, model, inv, ratio, sample, k0, k1, sums
-):
+    x, tau, cnt, x_out, tau_out, cnt_out, t, t_end, B, model, inv, ratio, sample, k0, k1, sums,
+    c0,
+):  # fmt: skip
     """Algorithm 2: every tile's patch from t to t_end; central tiles into the ``_out``
-    arrays, checksums and central event counts into ``sums`` (tiles x 17, zeroed here)."""
+    arrays, checksums and central event counts into ``sums`` (tiles x 17, zeroed here).
+    A patch is the tile, c0 - 1 cells of halo around it and the fixed ring (c0 = B: the
+    3 x 3-tile neighbourhood of the GPU kernel)."""
     L = x.shape[0]
     nt = L // B
-    S = 3 * B
+    S = B + 2 * c0
     for T in numba.prange(nt * nt):
         ti, tj = T // nt, T % nt
-        oi, oj = ((ti - 1) * B) % L, ((tj - 1) * B) % L
+        oi, oj = (ti * B - c0) % L, (tj * B - c0) % L
         xl = np.empty((S, S), dtype=x.dtype)
         taul = np.full((S, S), np.inf)
         cntl = np.zeros((S, S), dtype=np.uint32)
@@ -80,10 +83,11 @@ def advance(
             k1,
             B,
             s,
+            c0,
         )
-        for a in range(B, 2 * B):
+        for a in range(c0, c0 + B):
             gi = (oi + a) % L
-            for b in range(B, 2 * B):
+            for b in range(c0, c0 + B):
                 gj = (oj + b) % L
                 x_out[gi, gj] = xl[a, b]
                 tau_out[gi, gj] = taul[a, b]
@@ -157,10 +161,17 @@ class TileIntegrator:
         k0: int,
         k1: int,
         control: StepControl,
+        halo: int | None = None,
     ):
         L = x.shape[0]
         if L % B or L < 3 * B:
             raise ValueError(f"L = {L} must be a multiple of the tile {B} and at least 3 tiles")
+        # the cells of halo inside the fixed ring: B - 1 is the GPU kernel's patch (3 x 3
+        # tiles); fewer fire fewer events per patch and are rejected more often (exact
+        # either way: the checksums compare only the cells next to the central tile)
+        self.halo = B - 1 if halo is None else int(halo)
+        if not 1 <= self.halo <= B - 1:
+            raise ValueError(f"halo = {self.halo} must lie in 1 .. B - 1 = {B - 1}")
         self.x, self.tau, self.cnt = x, tau, cnt
         self.B, self.model, self.inv, self.ratio = B, model, inv, ratio
         self.sample, self.k0, self.k1 = sample, k0, k1
@@ -191,6 +202,7 @@ class TileIntegrator:
             self.k0,
             self.k1,
             self.sums,
+            self.halo + 1,
         )
         if not checksums_agree(self.sums, self.nt):
             return False, 0
