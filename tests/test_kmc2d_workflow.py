@@ -470,3 +470,18 @@ def test_cpu_bench_times_a_campaigns_jobs_against_bkl_on_one_core(tmp_path: Path
     # the one-core processes that the job is compared with share its samples out
     parts = split_job({"samples": 5, "seed": 7, "L": 24}, 2)
     assert [(p["samples"], p["seed"]) for p in parts] == [(3, 7), (2, 8)]
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [(["--tile", "8", "--halo", "8"], "--halo"), (["--tile", "8", "--halo", "0"], "--halo"),
+     (["--relax", "-1"], "--relax"), (["--L", "20", "--tile", "8"], "--L/--tile")],
+)  # fmt: skip
+def test_bench_timestep_bad_options_are_one_line(args: list[str], option: str, capsys) -> None:
+    """``simcore bench kmc2d-timestep`` with a halo outside 1 .. tile - 1, a negative
+    relaxation or a lattice the tiles do not fit: exit status 2, one line naming it."""
+    from simcore.cli import main
+
+    assert main(["bench", "kmc2d-timestep", *args]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and option in err[0]

@@ -704,6 +704,33 @@ def quotes_round4_x2() -> list[Quote]:
     return out
 
 
+def quotes_kmc2d_halo() -> list[Quote]:
+    """BENCHMARKS.md "Round 4 plan for kmc2d": the step length that each tile and halo
+    allows (the CPU twin's largest accepted dt, docs/data/bench/kmc2d_halo_cpu.csv) and
+    the prediction drawn from it with the round-3 phase table's block times."""
+    groups: dict[tuple, list[float]] = {}
+    for row in table("kmc2d_halo_cpu.csv"):
+        if int(row["step"]) >= 10:  # the controller has settled
+            key = (row["phi"], int(row["tile"]), int(row["halo"]))
+            groups.setdefault(key, []).append(float(row["edge"]))
+    edge = {k: statistics.median(v) for k, v in groups.items()}
+    out = []
+    for (phi, B, h), e in sorted(edge.items(), key=lambda kv: (kv[0][0], kv[0][1], -kv[0][2])):
+        red, load = (B + 2 * h) ** 2 / B**2, (B + 2 * h + 2) ** 2 / B**2
+        row = f"| {phi} | {B} | {h} | {e:.2f} | {red:.2f} | {load:.2f} |"
+        out.append(Quote("BENCHMARKS.md", row, "halo table row"))
+    # round 3's phase table, microseconds per live block (plan + setup + store, events)
+    fixed_events = {"2": (1.5 + 6.9 + 1.7, 10.5), "3": (1.5 + 7.8 + 1.5, 8.4)}
+    for phi, (fixed, ev) in fixed_events.items():
+        ratio = edge[phi, 16, 7] / edge[phi, 8, 7]
+        cost = fixed * (4 / 9) / ratio + ev * (3.52 / 7.56)
+        out.append(Quote("BENCHMARKS.md",
+            f"phi = {phi}: a step {ratio:.2f}x as long, {fixed:.1f} x 0.44 / {ratio:.2f} + "
+            f"{ev:.1f} x 0.47 = {cost:.1f} us against {fixed + ev:.1f}, "
+            f"{(fixed + ev) / cost:.1f}x", "prediction"))  # fmt: skip
+    return out
+
+
 def test_dbs_pairs_reference_runs_are_the_published_samples() -> None:
     """The DTrDB half of docs/data/kpz_dbs_paired_gpu (blocks 0-2 of the kelling2017_scale
     DTrDB point, rerun beside DTrDBs) equals the published dataset's samples 0-95 bit for
@@ -949,6 +976,7 @@ SOURCES: dict[str, Callable[[], Iterable[Quote]]] = {
     "kmc2d": quotes_kmc2d,
     "kmc2d_timestep": quotes_kmc2d_timestep,
     "kmc2d_surfaces": quotes_kmc2d_surfaces,
+    "kmc2d_halo": quotes_kmc2d_halo,
     "run_hashes": quotes_run_hashes,
     "papers_fig3": quotes_papers_fig3,
     "papers_fig6": quotes_papers_fig6,
