@@ -167,19 +167,24 @@ class Slab:
         """
         o = 1 - c
         bulk_first = 2 if c == 0 else 1
-        t_bulk = t_edge = self._at(3) if counted else 0
+        tdev = self._count(counted)
         self.bulk_stream.wait_event(self.edge_done[o])
-        self._launch(c, t, bulk_first, self.nz - 1, self.bulk_stream, keys, thr, tdev=t_bulk)
+        self._launch(c, t, bulk_first, self.nz - 1, self.bulk_stream, keys, thr, tdev=tdev)
         self.bulk_done[c].record(self.bulk_stream)
         self.edge_stream.wait_event(self.bulk_done[o])
         edge = self.boundary_plane(c)
         self._launch(c, t, edge, 1, self.edge_stream, keys, thr, ghost=self.peer_S[c],
-                     tdev=t_edge)  # fmt: skip
+                     tdev=tdev)  # fmt: skip
         self.edge_done[c].record(self.edge_stream)
 
     def _at(self, i: int) -> int:
         """Device address of ``flags[i]``."""
         return self.flags.data.ptr + 4 * i
+
+    def _count(self, counted: bool) -> int:
+        """Device address of the sweep count that captured kernels add to their sweep
+        (``flags[3]``), or 0 (null) outside a graph capture."""
+        return self._at(3) if counted else 0
 
     def colour_signalled(self, c: int, t: int, keys, thr, counted: bool = False) -> None:
         """:meth:`colour_ipc`, then on the boundary stream: set the neighbour's flag of
@@ -189,7 +194,7 @@ class Slab:
         flag: the bulk planes read no ghost.  ``counted``: t is added to the sweep count in
         ``flags[3]`` (graph capture)."""
         self.colour_ipc(c, t, keys, thr, counted)
-        s, count = self.edge_stream, np.uint64(self._at(3) if counted else 0)
+        s, count = self.edge_stream, np.uint64(self._count(counted))
         self.signal((1,), (1,), (np.uint64(self.peer_flags[c]), np.int32(t + 1), count), stream=s)
         self.wait(
             (1,), (1,),
@@ -218,14 +223,14 @@ class Slab:
         join = cp.cuda.Event(disable_timing=True)
         join.record(b)
         e.wait_event(join)
-        self.next_sweep((1,), (1,), (np.uint64(self._at(3)), np.int32(n)), stream=e)
+        self.next_sweep((1,), (1,), (np.uint64(self._count(True)), np.int32(n)), stream=e)
         return e.end_capture()
 
     def sweeps_graph(self, t_from: int, n: int, keys, thr) -> None:
         """Queue ``n`` device-signalled sweeps from ``t_from`` as replays of captured
         graphs of up to GRAPH_SWEEPS sweeps on the boundary stream (each graph holds the
         bulk stream's work too); returns at once.  The caller has waited for the streams,
-        so the sweep counts can be set."""
+        so the sweep count can be set."""
         import cupy as cp
 
         self.flags[3] = t_from

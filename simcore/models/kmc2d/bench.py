@@ -49,15 +49,15 @@ BENCH_KMC2D_FIELDS = (
 )  # fmt: skip
 
 
-class _CpuTiles:
+class CpuTiles:
     """The CPU tile twin behind the same three calls as the GPU kernel (run_to, events,
     accepted/rejected, front lattice), for the benchmark."""
 
-    def __init__(self, x, tau, cnt, tile, inv, ratio, seed):
+    def __init__(self, x, tau, cnt, tile, inv, ratio, seed, halo=None):
         from simcore.models.kmc2d.tiles import StepControl, TileIntegrator, first_dt
 
         ctl = StepControl(t=0.0, dt=first_dt(tau, 0.0))
-        self.integ = TileIntegrator(x, tau, cnt, tile, SOS, inv, ratio, 0, seed, 0, ctl)
+        self.integ = TileIntegrator(x, tau, cnt, tile, SOS, inv, ratio, 0, seed, 0, ctl, halo)
         self.ntiles = self.integ.nt**2
 
     def run_to(self, t: float) -> None:
@@ -77,7 +77,7 @@ class _CpuTiles:
 
 class GpuTiles:
     """The GPU tile kernel (one sample from x, tau, cnt at t = 0) behind the same calls as
-    :class:`_CpuTiles`; ``kern`` is its :class:`~simcore.models.kmc2d.gpu.TileKernel`."""
+    :class:`CpuTiles`; ``kern`` is its :class:`~simcore.models.kmc2d.gpu.TileKernel`."""
 
     def __init__(self, x, tau, cnt, tile, inv, ratio, seed, dpb, nt):
         from simcore.models.kmc2d.gpu import DEFAULT_DPB, DEFAULT_NT, TileKernel
@@ -145,7 +145,7 @@ def bench_tiles(
     if backend == "gpu":
         run = GpuTiles(x, tau, cnt, tile, inv, ratio, seed, dpb, nt)
     else:
-        run = _CpuTiles(x, tau, cnt, tile, inv, ratio, seed)
+        run = CpuTiles(x, tau, cnt, tile, inv, ratio, seed)
     cells = n * n
     t = relax_run(run, cells, relax, k2)
     e0, a0, r0 = run.counts()

@@ -30,28 +30,20 @@ def timestep_history(
     the edge of the error zone before each step (``edge``: the largest accepted dt, to
     a relative precision of 64^(2^-bisections), searched in [dt / 8, 8 dt]).  ``halo``:
     the patch's cells around the tile (default tile - 1, the GPU kernel's); ``relax``:
-    events per cell that the serial integrator fires first (a relaxed surface)."""
-    from simcore.models.kmc2d.events import patch_class_all
+    events per cell that the tile algorithm fires first (a relaxed surface)."""
+    from simcore.models.kmc2d.bench import CpuTiles, relax_run
     from simcore.models.kmc2d.rates import SOS, rate_tables
-    from simcore.models.kmc2d.serial import initial_times, serial_run
-    from simcore.models.kmc2d.tiles import (
-        StepControl,
-        TileIntegrator,
-        advance,
-        checksums_agree,
-        first_dt,
-    )
+    from simcore.models.kmc2d.serial import initial_times
+    from simcore.models.kmc2d.tiles import advance, checksums_agree
 
     inv, ratio = rate_tables(SOS, (1.0, phi))
     x = np.zeros((n, n), dtype=np.int32)
     tau, cnt = initial_times(x, SOS, inv, 0, seed, 0)
-    t0, done, rate = 0.0, 0, float(np.mean(1.0 / inv[patch_class_all(x, SOS)]))
-    while done < relax * n * n:  # chunks of time from the last chunk's events per cell
-        span = (relax * n * n - done) / (n * n * rate)
-        _, ev = serial_run(x, tau, cnt, t0, t0 + span, SOS, inv, ratio, 0, seed, 0)
-        t0, done, rate = t0 + span, done + ev, max(ev / (n * n * span), 1e-12)
-    ctl = StepControl(t=t0, dt=first_dt(tau, t0))
-    run = TileIntegrator(x, tau, cnt, tile, SOS, inv, ratio, 0, seed, 0, ctl, halo)
+    tiles = CpuTiles(x, tau, cnt, tile, inv, ratio, seed, halo)
+    if relax > 0:  # as the kmc2d benchmark relaxes its surface
+        relax_run(tiles, n * n, relax)
+    run = tiles.integ
+    ctl = run.control
     scratch = (np.empty_like(x), np.empty_like(tau), np.empty_like(cnt))
 
     def accepted(dt: float) -> bool:
@@ -109,7 +101,7 @@ def _timestep_arguments(ap: argparse.ArgumentParser) -> None:
     )
     ap.add_argument(
         "--relax", type=float, default=0.0,
-        help="events per cell fired by the serial integrator before the first step "
+        help="events per cell fired by the tile algorithm before the first step "
         "(default 0: a flat start)",
     )  # fmt: skip
     ap.add_argument(
