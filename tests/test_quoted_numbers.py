@@ -107,6 +107,17 @@ def quotes_fcc() -> list[Quote]:
     ]  # fmt: skip
 
 
+def bench_medians(
+    name: str, key: Callable[[dict[str, str]], tuple], value: str
+) -> dict[tuple, tuple[float, int]]:
+    """Median and number of the values of column ``value`` per group ``key(row)`` of the
+    published benchmark table ``docs/data/bench/<name>``."""
+    groups: dict[tuple, list[float]] = {}
+    for row in table(name):
+        groups.setdefault(key(row), []).append(float(row[value]))
+    return {k: (statistics.median(v), len(v)) for k, v in groups.items()}
+
+
 def peer_lines(log: str = "peers_h100.log", **match: str) -> list[dict[str, str]]:
     """The lines ``PEER key=value ...`` of docs/data/bench/``log`` whose keys equal
     ``match``, as dicts."""
@@ -417,10 +428,7 @@ def quotes_round4() -> list[Quote]:
     out: list[Quote] = []
 
     def medians(name: str, key: Callable[[dict[str, str]], tuple], value: str) -> dict:
-        groups: dict[tuple, list[float]] = {}
-        for row in table(f"{r4}/{name}"):
-            groups.setdefault(key(row), []).append(float(row[value]))
-        return {k: statistics.median(v) for k, v in groups.items()}
+        return {k: m for k, (m, _) in bench_medians(f"{r4}/{name}", key, value).items()}
 
     def dd(row: dict[str, str]) -> tuple:
         return row["scheme"], row["p"]
@@ -553,10 +561,7 @@ def quotes_round4_x2() -> list[Quote]:
     r4 = "round4_h100x2"
 
     def medians(name: str, key: Callable[[dict[str, str]], tuple], value: str) -> dict:
-        groups: dict[tuple, list[float]] = {}
-        for row in table(f"{r4}/{name}"):
-            groups.setdefault(key(row), []).append(float(row[value]))
-        return {k: (statistics.median(v), len(v)) for k, v in groups.items()}
+        return bench_medians(f"{r4}/{name}", key, value)
 
     out: list[Quote] = []
     kernels = {
