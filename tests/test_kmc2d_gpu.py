@@ -43,13 +43,18 @@ def test_list_start_is_shorter_where_a_step_is_one_wave_of_blocks() -> None:
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 @pytest.mark.parametrize(
-    ("B", "model", "dpb", "nt"),
-    [(4, SOS, 8, 128), (8, SOS, 4, 128), (8, ISING, 2, 64), (8, SOS, 1, 32), (8, SOS, 8, 128)],
-)
-def test_cuda_source_compiles(tmp_path, B: int, model: int, dpb: int, nt: int) -> None:
-    """nvcc -arch=sm_90 --ptx accepts the kernels for each tile size (4, 8), rate model,
-    patches per block and threads per block (one warp: it also copies skipped tiles)."""
-    ptx = nvcc_ptx(tmp_path, CUDA_SOURCE, compile_defines(B, model, dpb, nt), COMPILE_EXTRA)
+    ("B", "model", "dpb", "nt", "halo"),
+    [(4, SOS, 8, 128, None), (8, SOS, 4, 128, None), (8, ISING, 2, 64, None),
+     (8, SOS, 1, 32, None), (8, SOS, 8, 128, None), (16, SOS, 4, 128, 7),
+     (16, ISING, 2, 64, 7), (8, SOS, 4, 128, 3)],
+)  # fmt: skip
+def test_cuda_source_compiles(tmp_path, B: int, model: int, dpb: int, nt: int, halo) -> None:
+    """nvcc -arch=sm_90 --ptx accepts the kernels for each tile size (4, 8, 16), halo
+    (B - 1, the 3 x 3-tile patch, or thinner, whose patches need a level-2 group of 16 at
+    B = 16), rate model, patches per block and threads per block (one warp: it also copies
+    skipped tiles)."""
+    defines = compile_defines(B, model, dpb, nt, halo=halo)
+    ptx = nvcc_ptx(tmp_path, CUDA_SOURCE, defines, COMPILE_EXTRA)
     assert "kmc2d_advance" in ptx and "kmc2d_control" in ptx and "kmc2d_check" in ptx
     assert "fma.rn.f64" not in ptx  # waiting times must round as on the CPU
 
@@ -90,15 +95,18 @@ class _CountingTwin(TileIntegrator):
         return super().try_step(t_end)
 
 
-def _twins(model, params, x0, B: int, dpb: int = 4) -> list[_CountingTwin]:
-    """One CPU twin per sample (same seed, sample index = its row of x0) from t = 0."""
+def _twins(model, params, x0, B: int, dpb: int = 4, halo=None) -> list[_CountingTwin]:
+    """One CPU twin per sample (same seed, sample index = its row of x0) from t = 0, with
+    ``halo`` cells of halo (None: B - 1)."""
     inv, ratio = rate_tables(model, params)
     twins = []
     for s in range(x0.shape[0]):
         tau, cnt = initial_times(x0[s], model, inv, s, K0, K1)
         ctl = StepControl(t=0.0, dt=first_dt(tau, 0.0))
         twins.append(
-            _CountingTwin(x0[s].copy(), tau, cnt, B, model, inv, ratio, s, K0, K1, ctl, dpb=dpb)
+            _CountingTwin(
+                x0[s].copy(), tau, cnt, B, model, inv, ratio, s, K0, K1, ctl, halo, dpb=dpb
+            )
         )
     return twins
 
@@ -110,7 +118,9 @@ def _kernel_like(model, params, twins, dpb: int, nt: int = 128, **kw):
     tw0 = twins[0]
     inv, ratio = rate_tables(model, params)
     L, samples = tw0.x.shape[0], len(twins)
-    kern = TileKernel(L, tw0.B, model, inv, ratio, samples, K0, K1, dpb=dpb, nt=nt, **kw)
+    kern = TileKernel(
+        L, tw0.B, model, inv, ratio, samples, K0, K1, dpb=dpb, nt=nt, halo=tw0.halo, **kw
+    )
     zeros = np.zeros(samples)
     kern.upload(
         np.stack([tw.x for tw in twins]),
@@ -188,26 +198,33 @@ def _upload_state(kern, states: list[dict]) -> None:
 @pytest.mark.gpu
 @needs_gpu
 @pytest.mark.parametrize(
-    ("model", "params", "L", "B", "dpb"),
+    ("model", "params", "L", "B", "dpb", "halo"),
     [
-        (SOS, (1.0, 1.0), 64, 8, 4),
-        (SOS, (1.0, 0.0), 48, 8, 4),
-        (SOS, (1.0, 2.0), 64, 8, 1),
-        (SOS, (1.0, 2.0), 40, 8, 4),  # five tiles per row: blocks in one row and across two
-        (SOS, (1.0, 1.0), 24, 8, 4),  # three tiles: the patch covers the torus
-        (SOS, (1.0, 0.5), 40, 4, 8),  # L not a power of two
-        (SOS, (0.7, 1.0), 48, 4, 2),
-        (ISING, (1.0, 0.1, 2.0), 32, 8, 4),
-        (ISING, (1.0, 0.0, 1.5), 32, 4, 8),
-        (ISING, (1.0, 0.0, 0.01), 32, 8, 4),  # rate 0 for dE = 8: neighbours draw anew
+        (SOS, (1.0, 1.0), 64, 8, 4, None),
+        (SOS, (1.0, 0.0), 48, 8, 4, None),
+        (SOS, (1.0, 2.0), 64, 8, 1, None),
+        (SOS, (1.0, 2.0), 40, 8, 4, None),  # five tiles per row: blocks in one row and two
+        (SOS, (1.0, 1.0), 24, 8, 4, None),  # three tiles: the patch covers the torus
+        (SOS, (1.0, 0.5), 40, 4, 8, None),  # L not a power of two
+        (SOS, (0.7, 1.0), 48, 4, 2, None),
+        (ISING, (1.0, 0.1, 2.0), 32, 8, 4, None),
+        (ISING, (1.0, 0.0, 1.5), 32, 4, 8, None),
+        (ISING, (1.0, 0.0, 0.01), 32, 8, 4, None),  # rate 0 for dE = 8: neighbours draw
+        # a halo thinner than the tile: patches of 32 x 32 cells (a level-2 group of 16 in
+        # tree mode), partial neighbour tiles loaded, six tiles per row at L = 96
+        (SOS, (1.0, 1.0), 64, 16, 4, 7),
+        (SOS, (1.0, 0.0), 48, 16, 4, 7),
+        (SOS, (1.0, 2.0), 96, 16, 4, 7),
+        (SOS, (1.0, 2.0), 40, 8, 4, 3),
+        (ISING, (1.0, 0.1, 2.0), 48, 16, 2, 7),
     ],
 )
-def test_gpu_tiles_equal_the_cpu_twin(model, params, L: int, B: int, dpb: int) -> None:
+def test_gpu_tiles_equal_the_cpu_twin(model, params, L: int, B: int, dpb: int, halo) -> None:
     """Three samples in lockstep on the GPU, each against the CPU twin with the same seed
     and sample index: after every sampling time the lattice, waiting times, draw counters,
     central event count, accepted and rejected steps and the dt history are identical."""
     samples, times = 3, (0.5, 3.0, 12.0, 40.0)
-    twins = _twins(model, params, _starts(model, L, samples), B, dpb)
+    twins = _twins(model, params, _starts(model, L, samples), B, dpb, halo)
     kern = _kernel_like(model, params, twins, dpb)
     for t in times:
         kern.run_to(t)
@@ -221,25 +238,27 @@ def test_gpu_tiles_equal_the_cpu_twin(model, params, L: int, B: int, dpb: int) -
 @pytest.mark.gpu
 @needs_gpu
 @pytest.mark.parametrize(
-    ("phi", "L", "B", "dpb", "nt", "times"),
+    ("phi", "L", "B", "dpb", "nt", "times", "halo"),
     [
-        (3.0, 64, 8, 4, 128, (300.0, 1000.0, 3000.0)),
-        (2.0, 64, 8, 4, 128, (50.0, 200.0, 500.0)),
-        (3.0, 64, 8, 8, 128, (300.0, 1000.0)),
-        (3.0, 64, 8, 1, 32, (300.0, 1000.0)),  # one warp: it runs, then copies
-        (3.0, 48, 4, 8, 64, (300.0, 1000.0, 3000.0)),
+        (3.0, 64, 8, 4, 128, (300.0, 1000.0, 3000.0), None),
+        (2.0, 64, 8, 4, 128, (50.0, 200.0, 500.0), None),
+        (3.0, 64, 8, 8, 128, (300.0, 1000.0), None),
+        (3.0, 64, 8, 1, 32, (300.0, 1000.0), None),  # one warp: it runs, then copies
+        (3.0, 48, 4, 8, 64, (300.0, 1000.0, 3000.0), None),
         # five tiles per row: blocks within one row of tiles (their first or last column
         # wraps around) and blocks that span two rows, both with skipped patches
-        (3.0, 40, 8, 4, 128, (300.0, 1000.0)),
+        (3.0, 40, 8, 4, 128, (300.0, 1000.0), None),
+        (3.0, 128, 16, 4, 128, (300.0, 1000.0), 7),  # the skip test is still 3 x 3 tiles
+        (2.0, 96, 16, 2, 64, (50.0, 200.0), 7),
     ],
 )
-def test_gpu_skips_event_free_patches_bit_for_bit(phi, L, B, dpb, nt, times) -> None:
+def test_gpu_skips_event_free_patches_bit_for_bit(phi, L, B, dpb, nt, times, halo) -> None:
     """SOS growth from a flat surface at phi = 2 and 3, three samples: hundreds of steps,
     some rejected, whose blocks mix patches that run and patches the kernel skips.  After
     every sampling time the GPU state equals the twin's bit for bit, and the kernel ran
     exactly the patches its skip test selects on the twin's state before each step."""
     samples, params = 3, (1.0, phi)
-    twins = _twins(SOS, params, _starts(SOS, L, samples), B, dpb)
+    twins = _twins(SOS, params, _starts(SOS, L, samples), B, dpb, halo)
     kern = _kernel_like(SOS, params, twins, dpb, nt)
     for t in times:
         kern.run_to(t)
@@ -258,17 +277,19 @@ def test_gpu_skips_event_free_patches_bit_for_bit(phi, L, B, dpb, nt, times) -> 
 @pytest.mark.gpu
 @needs_gpu
 @pytest.mark.parametrize(
-    ("phi", "list_cap", "times"),
-    [(1.0, 1, (5.0, 20.0)), (2.0, 2, (50.0, 200.0)), (2.0, 8, (50.0, 200.0))],
-)
-def test_gpu_list_and_tree_modes_bit_for_bit(phi: float, list_cap: int, times) -> None:
+    ("phi", "list_cap", "times", "B", "halo"),
+    [(1.0, 1, (5.0, 20.0), 8, None), (2.0, 2, (50.0, 200.0), 8, None),
+     (2.0, 8, (50.0, 200.0), 8, None), (1.0, 1, (5.0, 20.0), 16, 7),
+     (2.0, 8, (50.0, 200.0), 16, 7)],
+)  # fmt: skip
+def test_gpu_list_and_tree_modes_bit_for_bit(phi: float, list_cap: int, times, B, halo) -> None:
     """A patch whose leaves before the step's end fit its list fires them from the list;
     one with more builds its tree and fires from that; a list that fills up while its events
     fire builds the tree then and goes on.  Lists of 1, 2 and 8 leaves at phi = 1 and 2
     (where a patch fires a few to tens of events a step) make all three common; the GPU
     state equals the twin's bit for bit after every sampling time."""
     samples, params = 3, (1.0, phi)
-    twins = _twins(SOS, params, _starts(SOS, 64, samples), 8, 4)
+    twins = _twins(SOS, params, _starts(SOS, 64, samples), B, 4, halo)
     kern = _kernel_like(SOS, params, twins, 4, list_cap=list_cap)
     for t in times:
         kern.run_to(t)

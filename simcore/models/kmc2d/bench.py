@@ -37,7 +37,7 @@ from simcore.benchreport import (
 )
 from simcore.checks import ConfigError
 from simcore.io.provenance import cpu_name, git_commit
-from simcore.models.kmc2d.gpu import GPU_TILES
+from simcore.models.kmc2d.gpu import GPU_TILES, gpu_halo
 from simcore.models.kmc2d.rates import SOS, rate_table, rate_tables
 from simcore.models.kmc2d.simulation import step_density
 from simcore.models.spec import BenchKernel
@@ -45,7 +45,7 @@ from simcore.models.spec import BenchKernel
 BENCH_KMC2D_FIELDS = (
     "n", "phi", "tile", "backend", "device", "events_per_s", "events_per_s_min",
     "events_per_s_max", "accepted", "rejected", "events_per_tile_step", "step_density",
-    "cpu", "bkl_events_per_s", "speedup", "commit", "skipped",
+    "cpu", "bkl_events_per_s", "speedup", "commit", "skipped", "halo",
 )  # fmt: skip
 
 
@@ -79,14 +79,13 @@ class GpuTiles:
     """The GPU tile kernel (one sample from x, tau, cnt at t = 0) behind the same calls as
     :class:`CpuTiles`; ``kern`` is its :class:`~simcore.models.kmc2d.gpu.TileKernel`."""
 
-    def __init__(self, x, tau, cnt, tile, inv, ratio, seed, dpb, nt):
+    def __init__(self, x, tau, cnt, tile, inv, ratio, seed, dpb, nt, halo=None):
         from simcore.models.kmc2d.gpu import DEFAULT_DPB, DEFAULT_NT, TileKernel
         from simcore.models.kmc2d.tiles import first_dt
 
         n = x.shape[0]
-        self.kern = TileKernel(
-            n, tile, SOS, inv, ratio, 1, seed, 0, dpb=dpb or DEFAULT_DPB, nt=nt or DEFAULT_NT
-        )
+        dpb, nt = dpb or DEFAULT_DPB, nt or DEFAULT_NT
+        self.kern = TileKernel(n, tile, SOS, inv, ratio, 1, seed, 0, dpb=dpb, nt=nt, halo=halo)
         z = [0]
         self.kern.upload(x[None], tau[None], cnt[None], z, [first_dt(tau, 0.0)], z, z, z, z)
         self.ntiles = self.kern.ntiles
@@ -133,19 +132,21 @@ def bench_tiles(
     k2: float = 1.0,
     dpb: int | None = None,
     nt: int | None = None,
+    halo: int | None = None,
 ) -> dict:
     """Real events per second of the tile algorithm on one n x n SOS surface: relaxed for
     ``relax`` events per cell from flat, then ``repeats`` production runs of ``measure``
-    events per cell each, timed one by one (``rates``); also the final surface ``x``."""
+    events per cell each, timed one by one (``rates``); also the final surface ``x``.
+    ``halo``: cells of halo around each tile in its patch (None: tile - 1)."""
     from simcore.models.kmc2d.serial import initial_times
 
     inv, ratio = rate_tables(SOS, (k2, phi))
     x = np.zeros((n, n), dtype=np.int32)
     tau, cnt = initial_times(x, SOS, inv, 0, seed, 0)
     if backend == "gpu":
-        run = GpuTiles(x, tau, cnt, tile, inv, ratio, seed, dpb, nt)
+        run = GpuTiles(x, tau, cnt, tile, inv, ratio, seed, dpb, nt, halo)
     else:
-        run = CpuTiles(x, tau, cnt, tile, inv, ratio, seed)
+        run = CpuTiles(x, tau, cnt, tile, inv, ratio, seed, halo)
     cells = n * n
     t = relax_run(run, cells, relax, k2)
     e0, a0, r0 = run.counts()
@@ -168,6 +169,7 @@ def bench_tiles(
         "n": n,
         "phi": phi,
         "tile": tile,
+        "halo": tile - 1 if halo is None else halo,
         "backend": backend,
         "rates": rates,
         "events_per_s": statistics.median(rates),
@@ -225,6 +227,7 @@ def _tiles_row(r: dict, b: dict | None, device: str, cpu: str, commit: str) -> d
         "speedup": r["events_per_s"] / bkl,
         "commit": commit,
         "skipped": r["skipped"],
+        "halo": r["halo"],
     }
 
 
@@ -258,10 +261,12 @@ def run_bench_kmc2d(
     append: str | None,
     csv_path: str | None,
     dpb: int | None = None,
+    halo: int | None = None,
 ) -> str:
     """darkins2024 Fig. 3: events per second of the tile algorithm and of serial BKL, and
     their ratio, for every (n, phi); markdown report, optional CSV rows.  ``dpb``: the
-    GPU's patches per thread block (None: the kernel's default)."""
+    GPU's patches per thread block (None: the kernel's default); ``halo``: cells of halo
+    around each tile (None: tile - 1)."""
     if backend == "gpu":
         from simcore.backends.cuda import gpu_device_name, require_gpu
 
@@ -274,7 +279,7 @@ def run_bench_kmc2d(
     rows = []
     for n in sizes:
         for phi in phis:
-            r = bench_tiles(n, phi, tile, relax, measure, repeats, backend, dpb=dpb)
+            r = bench_tiles(n, phi, tile, relax, measure, repeats, backend, dpb=dpb, halo=halo)
             b = bench_bkl(r["x"], phi, bkl_events) if bkl_events > 0 else None
             row = _tiles_row(r, b, device, cpu, commit)
             rows.append(row)
@@ -288,6 +293,7 @@ def run_bench_kmc2d(
             if csv_path:
                 append_csv_row(csv_path, BENCH_KMC2D_FIELDS, row)
     blocks = f", {dpb} patches per block" if dpb and backend == "gpu" else ""
+    blocks += f", halo {halo}" if halo is not None else ""
     return report(
         f"Exact 2D KMC, SOS crystal growth, tile algorithm ({backend}, tile {tile}{blocks}) vs "
         "serial BKL",
@@ -314,7 +320,11 @@ def _tiles_arguments(ap: argparse.ArgumentParser) -> None:
         help="lattice sides n, multiples of the tile (default 64 .. 4096)",
     )
     phi_option(ap)
-    ap.add_argument("--tile", type=int, default=8, help="tile side B (GPU: 4 or 8; default 8)")
+    ap.add_argument("--tile", type=int, default=8,
+                    help="tile side B (GPU: 4, 8 or 16; default 8)")  # fmt: skip
+    ap.add_argument("--halo", type=int, default=None,
+                    help="cells of halo around each tile in its patch, 1 .. tile - 1 "
+                         "(default tile - 1; GPU: (tile + 2 halo)^2 < 1024)")  # fmt: skip
     add_backend_option(ap)
     ap.add_argument(
         "--relax",
@@ -343,7 +353,17 @@ def _tiles_arguments(ap: argparse.ArgumentParser) -> None:
 def _run_tiles(args: argparse.Namespace) -> str:
     B = args.tile
     if B < 2 or B & (B - 1) or (args.backend == "gpu" and B not in GPU_TILES):
-        raise ConfigError("--tile", B, "must be a power of two >= 2 (4 or 8 on the GPU)")
+        raise ConfigError("--tile", B, "must be a power of two >= 2 (4, 8 or 16 on the GPU)")
+    if args.halo is not None:
+        halo_ok = 1 <= args.halo <= B - 1
+        if args.backend == "gpu":
+            try:
+                gpu_halo(B, args.halo)
+            except ValueError:
+                halo_ok = False
+        if not halo_ok:
+            raise ConfigError("--halo", args.halo, f"must lie in 1 .. tile - 1 = {B - 1} "
+                              "(GPU: with (tile + 2 halo)^2 < 1024)")  # fmt: skip
     for n in args.L:
         if n % B or n < 3 * B:
             raise ConfigError("--L", n, f"must be a multiple of the tile {B} and >= {3 * B}")
@@ -356,7 +376,7 @@ def _run_tiles(args: argparse.Namespace) -> str:
         raise ConfigError("--dpb", args.dpb, "must be 1, 2, 4, 8, 16 or 32 patches per block")
     return run_bench_kmc2d(args.L, args.phi, B, args.backend, args.relax, args.measure,
                            args.repeats, args.bkl_events, args.append, args.csv,
-                           args.dpb)  # fmt: skip
+                           args.dpb, args.halo)  # fmt: skip
 
 
 TILES = BenchKernel(

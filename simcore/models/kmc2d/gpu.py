@@ -46,7 +46,33 @@ BLOCKS_PER_SM = 6
 #: Steps whose (dt, accepted) a job keeps per sample (the run file's dt_history).
 HISTORY = 4096
 #: Tile sides the GPU kernel is compiled for (shared memory bounds them).
-GPU_TILES = (4, 8)
+GPU_TILES = (4, 8, 16)
+#: Live cells (leaves) of a patch, (B + 2 halo)^2, must be fewer: the kernel's next-event
+#: tree keeps at most 8 level-2 nodes of 16 groups of 8 leaves, one of them padding.
+MAX_LEAVES = 1024
+
+
+def gpu_halo(B: int, halo: int | None) -> int:
+    """The kernel's halo for tile ``B`` (None: B - 1, the 3 x 3-tile patch); ValueError if
+    the patch does not fit the kernel (halo in 1 .. B - 1, (B + 2 halo)^2 < MAX_LEAVES)."""
+    h = B - 1 if halo is None else int(halo)
+    if B not in GPU_TILES or not 1 <= h <= B - 1 or (B + 2 * h) ** 2 >= MAX_LEAVES:
+        raise ValueError(
+            f"GPU tiles need B in {GPU_TILES}, halo in 1 .. B - 1 and (B + 2 halo)^2 < "
+            f"{MAX_LEAVES}; got B = {B}, halo = {h}"
+        )
+    return h
+
+
+def patch_geometry(B: int, halo: int) -> tuple[int, int, int, int, int]:
+    """(S, NI, NG1, NG1P, NG2) of the kernel: patch side, leaves, level-1 groups, level-1
+    slots (padded to whole level-2 groups of 8 or 16) and level-2 groups."""
+    S = B + 2 * (halo + 1)
+    ni = (S - 2) ** 2
+    ng1 = (ni + 7) // 8
+    g2 = 8 if ng1 <= 64 else 16
+    ng2 = (ng1 + g2 - 1) // g2
+    return S, ni, ng1, g2 * ng2, ng2
 
 
 def default_list_start(blocks: int, sms: int) -> int:
@@ -64,10 +90,12 @@ def compile_defines(
     nt: int = DEFAULT_NT,
     list_cap: int = LIST_CAPACITY,
     list_start: int = LIST_START,
+    halo: int | None = None,
 ) -> tuple[str, ...]:
     """The -D options of one kernel build."""
     vals = {
         "B": B,
+        "HALO": gpu_halo(B, halo),
         "MODEL": model,
         "NCLS": N_CLASSES[model],
         "DIAG": int(DIAGONALS[model]),
@@ -79,15 +107,14 @@ def compile_defines(
     return tuple(f"-D{k}={v}" for k, v in vals.items())
 
 
-def shared_bytes(B: int, model: int, dpb: int, list_cap: int = LIST_CAPACITY) -> int:
+def shared_bytes(
+    B: int, model: int, dpb: int, list_cap: int = LIST_CAPACITY, halo: int | None = None
+) -> int:
     """Dynamic shared memory of one block of the advance kernel (cuda/kmc2d_tiles.cu)."""
-    S, W = 3 * B, 3 * B - 2
-    ni = W * W
-    ng1 = (ni + 7) // 8
-    ng2 = (ng1 + 7) // 8
+    S, ni, ng1, ng1p, ng2 = patch_geometry(B, gpu_halo(B, halo))
     ncls = N_CLASSES[model]
     # tau, sums, x, (oi, oj, tile, nl), cnt, (i1, i2), lst
-    per_patch = 8 * ng1 * 8 + 16 * 8 + S * S * 4 + 4 * 4 + ni * 4 + (8 * ng2 + ng2) * 2
+    per_patch = 8 * ng1 * 8 + 16 * 8 + S * S * 4 + 4 * 4 + ni * 4 + (ng1p + ng2) * 2
     per_patch += 2 * list_cap
     # inv and ratio; the block's plan (live patches, tiles to copy, patches to run)
     return dpb * per_patch + 8 * (ncls + ncls * ncls) + 3 * 4
@@ -139,15 +166,16 @@ class TileKernel:
         nt: int = DEFAULT_NT,
         list_cap: int = LIST_CAPACITY,
         list_start: int | None = None,
+        halo: int | None = None,
     ):
         """``list_start``: the kernel's LISTS; None chooses it for this launch's size
-        (:func:`default_list_start`)."""
+        (:func:`default_list_start`).  ``halo``: cells of halo around each tile in its
+        patch (None: B - 1); every halo gives the same lattice, it sets the step length."""
         import cupy as cp
 
-        if L % B or L < 3 * B or B not in GPU_TILES:
-            raise ValueError(
-                f"GPU tiles need B = 4 or 8 and L a multiple of B >= 3B; got L = {L}, B = {B}"
-            )
+        self.halo = gpu_halo(B, halo)
+        if L % B or L < 3 * B:
+            raise ValueError(f"GPU tiles need L a multiple of B >= 3B; got L = {L}, B = {B}")
         self.L, self.B, self.model, self.samples = L, B, model, samples
         self.nt = L // B
         self.ntiles = self.nt * self.nt
@@ -162,11 +190,11 @@ class TileKernel:
         if list_start is None:
             sms = cp.cuda.Device().attributes["MultiProcessorCount"]
             list_start = default_list_start(self.grid[0] * samples, sms)
-        mod = _module(compile_defines(B, model, dpb, nt, list_cap, list_start))
+        mod = _module(compile_defines(B, model, dpb, nt, list_cap, list_start, self.halo))
         self._advance = mod.get_function("kmc2d_advance")
         self._check = mod.get_function("kmc2d_check")
         self._control = mod.get_function("kmc2d_control")
-        self.smem = shared_bytes(B, model, dpb, list_cap)
+        self.smem = shared_bytes(B, model, dpb, list_cap, self.halo)
         self._advance.max_dynamic_shared_size_bytes = self.smem
         self.inv = cp.asarray(inv, dtype=cp.float64)
         self.ratio = cp.asarray(np.ascontiguousarray(ratio), dtype=cp.float64)

@@ -1,11 +1,12 @@
 // The tile algorithm of darkins2024 on the GPU: the twin of simcore/models/kmc2d/tiles.py
 // and events.py (numba), bit for bit.
 //
-// A block holds DPB patches (each a tile's 3 x 3-tile neighbourhood, outer ring fixed) in
-// shared memory.  All NT threads of the block load the patches (coalesced; a block whose
-// tiles lie in one row of tiles reads each distinct tile once, load_row) and note the live
-// cells whose waiting time lies before the step's end; then one thread per patch fires its
-// events in time order; then all threads store the central tiles.
+// A block holds DPB patches (each a tile, HALO cells of halo around it and a fixed outer
+// ring; HALO = B - 1 makes the patch the tile's 3 x 3-tile neighbourhood) in shared
+// memory.  All NT threads of the block load the patches (coalesced; with HALO = B - 1 a
+// block whose tiles lie in one row of tiles reads each distinct tile once, load_row) and
+// note the live cells whose waiting time lies before the step's end; then one thread per
+// patch fires its events in time order; then all threads store the central tiles.
 //
 // Shared memory is what bounds the patches per multiprocessor, so a patch keeps states
 // for all S x S cells but times and draw counters for its W x W live interior only,
@@ -16,16 +17,18 @@
 //   across the step's end).  The events of a step are those of the list; the earliest is
 //   a scan of it.  Most patches at phi >= 1 run so, with no tree to build or keep;
 // - tree mode, for a patch with more: a min-tree, the earliest leaf of each group of 8
-//   leaves (level 1, indices only), the earliest of each group of 8 of those (level 2,
-//   NG2 <= 8 nodes, kept in the event thread's registers), and a scan of level 2.  A list
+//   leaves (level 1, indices only), the earliest of each group of G2 (8 or 16) of those
+//   (level 2, NG2 <= 8 nodes, kept in the event thread's registers), and a scan of level 2.  A list
 //   that overflows while its events fire builds the tree there and goes on in tree mode.
 // Both modes fire an event the same way (fire), and rate classes are computed from the
 // states when needed, never stored; the order of the events is the same, so the lattice
 // is, bit for bit.
 //
-// Compile-time constants: B (tile side, 4 or 8), MODEL (0 sos, 1 ising), NCLS (rate
-// classes), DIAG (1: rates depend on the diagonal neighbours), DPB (patches per block, a
-// power of two <= 32), NT (threads per block).  Global arrays are tile-major per sample:
+// Compile-time constants: B (tile side, 4, 8 or 16), HALO (cells of halo, 1 .. B - 1;
+// default B - 1), MODEL (0 sos, 1 ising), NCLS (rate classes), DIAG (1: rates depend on
+// the diagonal neighbours), DPB (patches per block, a power of two <= 32), NT (threads per
+// block).  An accepted step is exact whatever the halo, so every (B, HALO) gives the same
+// lattice; the halo sets how long a step may be, the tile how many patches there are.  Global arrays are tile-major per sample:
 // cell k = a B + b of tile T of sample s is element (s B^2 + k) ntiles + T; per-tile
 // arrays (tmin, live) are element s ntiles + T.
 //
@@ -44,17 +47,23 @@
 #include "exponential.cuh"
 #include "philox.cuh"
 
-#define S (3 * B)            // patch side
+#ifndef HALO
+#define HALO (B - 1)
+#endif
+#define C0 (HALO + 1)        // patch coordinate of the central tile's first row (column)
+#define S (B + 2 * C0)       // patch side
 #define W (S - 2)            // live interior side
 #define NC (S * S)           // cells (states)
 #define NI (W * W)           // live cells (leaves)
 #define NG1 ((NI + 7) / 8)   // level-1 groups
-#define NG2 ((NG1 + 7) / 8)  // level-2 groups
+#define G2 (NG1 <= 64 ? 8 : 16)         // level-1 groups per level-2 group
+#define NG2 ((NG1 + G2 - 1) / G2)       // level-2 groups
 #define NL (NG1 * 8)         // leaves padded with infinity to whole groups
-#define NG1P (NG2 * 8)       // level-1 slots padded to whole groups
+#define NG1P (NG2 * G2)      // level-1 slots padded to whole groups
 #define STATE_MIX 0x9E3779B97F4A7C15ull
 #define LOG2_DPB (DPB >= 32 ? 5 : DPB >= 16 ? 4 : DPB >= 8 ? 3 : DPB >= 4 ? 2 : DPB >= 2 ? 1 : 0)
-static_assert(NG2 <= 8, "level 2 must fit the registers of the event thread (B <= 8)");
+static_assert(NG2 <= 8, "level 2 must fit the registers of the event thread (NI < 1024)");
+static_assert(HALO >= 1 && HALO <= B - 1, "HALO: 1 .. B - 1 cells");
 static_assert(NL > NI, "a padded leaf (time infinity) stands for the padded level-1 slots");
 static_assert((1 << LOG2_DPB) == DPB && DPB <= 32, "DPB: a power of two, one warp plans");
 static_assert(NT % 32 == 0 && NT >= DPB, "whole warps, at least one thread per patch");
@@ -243,16 +252,22 @@ __device__ __forceinline__ int group1(const Smem &m, int d, int g, int oi, int o
   return best;
 }
 
-// Level 2: the earliest leaf of the level-1 groups 8 h .. 8 h + 7.
+// Level 2: the earliest leaf of the level-1 groups G2 h .. G2 h + G2 - 1, in runs of 8
+// (whose winners meet in a last comparison, so that at most 8 candidates are in registers).
 __device__ __forceinline__ int group2(const Smem &m, int d, int h, int oi, int oj, int L,
                                       double &tb) {
-  Cand<8> c;
+  Cand<G2 / 8> w;
 #pragma unroll
-  for (int j = 0; j < 8; j++) c.leaf[j] = m.i1[(8 * h + j) * DPB + d];
+  for (int r = 0; r < G2 / 8; r++) {
+    Cand<8> c;
 #pragma unroll
-  for (int j = 0; j < 8; j++) c.t[j] = m.tau[c.leaf[j] * DPB + d];
+    for (int j = 0; j < 8; j++) c.leaf[j] = m.i1[(G2 * h + 8 * r + j) * DPB + d];
+#pragma unroll
+    for (int j = 0; j < 8; j++) c.t[j] = m.tau[c.leaf[j] * DPB + d];
+    earliest<8>(c, oi, oj, L, w.t[r], w.leaf[r]);
+  }
   int best;
-  earliest<8>(c, oi, oj, L, tb, best);
+  earliest<G2 / 8>(w, oi, oj, L, tb, best);
   return best;
 }
 
@@ -283,10 +298,10 @@ __device__ __noinline__ double cold_draw(int d, int l, int cls, double t, int oi
 __device__ __forceinline__ void account(const Smem &m, int d, int a, int b, u64 term,
                                         u32 &central) {
   u64 *s = m.sums + d;
-  const bool ca = a >= B && a < 2 * B, cb = b >= B && b < 2 * B;
+  const bool ca = a >= C0 && a < C0 + B, cb = b >= C0 && b < C0 + B;
   if (ca && cb) {
     central++;
-    const bool top = a == B, bottom = a == 2 * B - 1, left = b == B, right = b == 2 * B - 1;
+    const bool top = a == C0, bottom = a == C0 + B - 1, left = b == C0, right = b == C0 + B - 1;
     if (top) s[0 * DPB] += term;
     if (bottom) s[1 * DPB] += term;
     if (left) s[2 * DPB] += term;
@@ -297,10 +312,11 @@ __device__ __forceinline__ void account(const Smem &m, int d, int a, int b, u64 
     if (bottom && right) s[7 * DPB] += term;
     return;
   }
-  const bool ra = ca || a == B - 1 || a == 2 * B, rb = cb || b == B - 1 || b == 2 * B;
+  const bool ra = ca || a == C0 - 1 || a == C0 + B, rb = cb || b == C0 - 1 || b == C0 + B;
   if (ra && rb) {
     // direction of (side of a, side of b): U D L R UL UR DL DR
-    const int dir = cb ? (a < B ? 0 : 1) : (ca ? (b < B ? 2 : 3) : 4 + 2 * (a > B) + (b > B));
+    const int dir =
+        cb ? (a < C0 ? 0 : 1) : (ca ? (b < C0 ? 2 : 3) : 4 + 2 * (a > C0) + (b > C0));
     s[(8 + dir) * DPB] += term;
   }
 }
@@ -453,7 +469,7 @@ __device__ __noinline__ void run_tree(int d, double tend, int oi, int oj, int L,
         redo &= ~(2u << bit);  // both ends of the row are in one group
       double tg;
       group1(m, d, g, oi, oj, L, tg);
-      h_todo |= 1u << (g >> 3);
+      h_todo |= 1u << (g / G2);
     }
     while (h_todo) {
       const int h = __ffs(h_todo) - 1;
@@ -582,7 +598,9 @@ struct Tiles {
 };
 
 // Leaf of cell c = a B + b of the central tile.
-__device__ __forceinline__ int central_leaf(int c) { return (B - 1 + c / B) * W + B - 1 + c % B; }
+__device__ __forceinline__ int central_leaf(int c) {
+  return (C0 - 1 + c / B) * W + C0 - 1 + c % B;
+}
 
 // -- skipping event-free patches -------------------------------------------------------
 // Can the patch of tile T fire an event before tend?  Only if a live cell's waiting time
@@ -622,8 +640,9 @@ __device__ __forceinline__ void plan_block(const Smem &m, const double *tmin, u8
     const int slot = __popc(runs & ((1u << d) - 1));
     const int ti = T / nt, tj = T - (T / nt) * nt;
     m.tile[slot] = T;
-    m.oi[slot] = (ti == 0 ? nt - 1 : ti - 1) * B;
-    m.oj[slot] = (tj == 0 ? nt - 1 : tj - 1) * B;
+    const int L = nt * B;  // the patch's origin: C0 cells above and left of its tile's
+    m.oi[slot] = ti * B >= C0 ? ti * B - C0 : ti * B - C0 + L;
+    m.oj[slot] = tj * B >= C0 ? tj * B - C0 : tj * B - C0 + L;
   }
   if (d < DPB) m.nl[d] = 0;
   if (d == 0) {
@@ -720,7 +739,7 @@ __device__ __forceinline__ void note_leaf(const Smem &m, int d, int l, double tl
 // ~1.9x fewer L2 sectors (a cell of 6 adjacent tiles spans 7 sectors of x, tau and cnt;
 // 3 cells of 4 tiles, one per patch column, ~13).
 #define NCOL (DPB + 2)
-#define ROW_OK (NCOL <= NT)             // else every block loads per patch
+#define ROW_OK (NCOL <= NT && C0 == B)  // else every block loads per patch
 #define QN (ROW_OK ? NT / NCOL : 1)     // threads per column
 #define ROW_RK (3 * B * B)              // (tile row, cell) pairs: rk = r B^2 + k
 #define ROW_PER_THREAD ((ROW_RK + QN - 1) / QN)
@@ -852,7 +871,7 @@ __device__ __forceinline__ void store_patches(const Smem &m, int nlive, const Ti
   for (int i = threadIdx.x; i < it.count(B * B); i += NT) {
     const int d = it.slot(i), c = it.elem(i);
     if (!FULL && d >= nlive) continue;
-    const int a = B + c / B, b = B + c % B, l = central_leaf(c);
+    const int a = C0 + c / B, b = C0 + c % B, l = central_leaf(c);
     const long long g = gaddr(s, c, FULL ? T0 + d : m.tile[d], ntiles);
     bk.x[g] = m.x[(a * S + b) * DPB + d];
     bk.tau[g] = m.tau[l * DPB + d];
