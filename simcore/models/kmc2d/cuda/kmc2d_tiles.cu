@@ -826,7 +826,7 @@ __device__ __forceinline__ void setup_patches(const Smem &m, int nlive, u32 runs
                                               double tend) {
   const int nt = L / B, ntiles = nt * nt;
   const Items<FULL> it(nlive);
-  if (ROW_OK && row) load_row(m, runs, f, s, T0, nt, ntiles, tend);
+  if (row) load_row(m, runs, f, s, T0, nt, ntiles, tend);
   for (int i = threadIdx.x; !row && i < it.count(NC); i += NT) {
     const int d = it.slot(i), k = it.elem(i);
     if (!FULL && d >= nlive) continue;
@@ -928,7 +928,8 @@ extern "C" __global__ void __launch_bounds__(NT, 768 / NT)
   __syncthreads();
   const int nlive = m.plan[0];  // the same for all threads: the branches below agree
   const u32 copies = (u32)m.plan[1], runs = (u32)m.plan[2];
-  const bool row = T0 - (T0 / nt) * nt + DPB <= nt;  // the block's tiles in one row
+  // the block's tiles in one row, loaded by load_row (if the patch is 3 x 3 tiles)
+  const bool row = ROW_OK && T0 - (T0 / nt) * nt + DPB <= nt;
   PHASE(1);
 #ifdef KMC2D_PHASES
   if (threadIdx.x == 0) {
