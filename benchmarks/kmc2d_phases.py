@@ -13,6 +13,7 @@ SMs); the events a live block fired; and what the step would take without its ev
 phases at the same residency.  Usage (on a GPU):
 
     python3 benchmarks/kmc2d_phases.py N STEPS PHI [PHI ...] [--per-event] [--dpb D] [--nt T]
+        [--tile B] [--halo H]
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ def instrumented(
 ) -> cp.ndarray:
     """Swap the kernel's advance for the instrumented build (``level`` 1 or 2, with
     ``extra`` -D options); the per-block record."""
-    defs = compile_defines(k.B, k.model, dpb, nt) + (f"-DKMC2D_PHASES={level}", *extra)
+    defs = compile_defines(k.B, k.model, dpb, nt, halo=k.halo)
+    defs += (f"-DKMC2D_PHASES={level}", *extra)
     mod = load_module(CUDA_SOURCE, defs, COMPILE_EXTRA)
     k._advance = mod.get_function("kmc2d_advance")
     k._advance.max_dynamic_shared_size_bytes = k.smem
@@ -62,13 +64,15 @@ def profile(
     measure: float = 5.0,
     extra: tuple[str, ...] = (),
     level: int = 1,
+    tile: int = 8,
+    halo: int | None = None,
 ) -> dict:
     """Phase times of the first ``steps`` steps of a production run of ``measure`` events
     per cell after ``relax`` events per cell (the protocol of ``simcore bench kmc2d``)."""
     inv, ratio = rate_tables(SOS, (1.0, phi))
     x = np.zeros((n, n), dtype=np.int32)
     tau, cnt = initial_times(x, SOS, inv, 0, 1, 0)
-    run = GpuTiles(x, tau, cnt, 8, inv, ratio, 1, dpb, nt)
+    run = GpuTiles(x, tau, cnt, tile, inv, ratio, 1, dpb, nt, halo)
     t = relax_run(run, n * n, relax)
     k = run.kern
     rec = instrumented(k, dpb, nt, level, extra)
@@ -128,6 +132,8 @@ def main() -> None:
     ap.add_argument("--nt", type=int, default=DEFAULT_NT)
     ap.add_argument("-D", dest="defines", action="append", default=[], help="extra -D option")
     ap.add_argument("--per-event", action="store_true", help="also count events and cycles")
+    ap.add_argument("--tile", type=int, default=8, help="tile side B (default 8)")
+    ap.add_argument("--halo", type=int, default=None, help="cells of halo (default B - 1)")
     args = ap.parse_args()
     cols = ("ms", "span_ms", "live_blocks", "plan", "setup", "events", "store", "life_live",
             "life_dead", "resident", "ev_block", "no_event_ms", "c_search", "c_fire", "c_update",
@@ -136,7 +142,8 @@ def main() -> None:
     for phi in args.phi:
         extra = tuple(f"-D{d}" for d in args.defines)
         level = 2 if args.per_event else 1
-        r = profile(args.n, phi, args.steps, args.dpb, args.nt, extra=extra, level=level)
+        r = profile(args.n, phi, args.steps, args.dpb, args.nt, extra=extra, level=level,
+                    tile=args.tile, halo=args.halo)  # fmt: skip
         print(f"{phi:3g} " + " ".join(f"{r[c]:11.4g}" for c in cols), flush=True)
     print(
         "(medians over the steps; phase and life times in ns per live block; c_*: SM cycles"
