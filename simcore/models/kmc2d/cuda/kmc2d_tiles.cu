@@ -815,6 +815,53 @@ __device__ __noinline__ void load_row(const Smem m, u32 runs, const Tiles f, int
   }
 }
 
+// Each live patch loads its own cells (a block whose tiles span two rows of tiles, or a
+// patch that is not its tile's 3 x 3-tile neighbourhood).  Item i is cell k of slot d
+// (Items), so consecutive threads read the same cell of consecutive tiles: adjacent
+// elements of the tile-major arrays.  Each thread issues the loads of PB items before it
+// stores any, one memory round trip per batch: a block of 4 patches of 32 x 32 cells
+// (tile 16, halo 7) is 32 items per thread, 7 round trips instead of 32.
+#define PB 5  // items per batch: 20 data registers per thread (as load_row's 5 per batch)
+template <bool FULL>
+__device__ __forceinline__ void load_patches(const Smem &m, const Items<FULL> &it, int nlive,
+                                             const Tiles &f, int s, int nt, int ntiles, int L,
+                                             double tend) {
+  const int n = it.count(NC);
+  for (int i0 = threadIdx.x; i0 < n; i0 += PB * NT) {
+    int xv[PB];
+    double tv[PB];
+    u32 cv[PB];
+#pragma unroll
+    for (int j = 0; j < PB; j++) {
+      const int i = i0 + j * NT, d = it.slot(i), k = it.elem(i);
+      const bool ok = i < n && (FULL || d < nlive);
+      const int a = k / S, b = k - (k / S) * S;
+      const bool live = ok && a > 0 && a < S - 1 && b > 0 && b < S - 1;
+      long long g = 0;
+      if (ok) {
+        const int gi = wrap(m.oi[d], a, L), gj = wrap(m.oj[d], b, L);
+        g = gaddr(s, (gi % B) * B + gj % B, (gi / B) * nt + gj / B, ntiles);
+      }
+      xv[j] = ok ? __ldg(f.x + g) : 0;  // the front buffer: read-only in this kernel
+      tv[j] = live ? __ldg(f.tau + g) : 0.0;
+      cv[j] = live ? __ldg(f.cnt + g) : 0u;
+    }
+#pragma unroll
+    for (int j = 0; j < PB; j++) {
+      const int i = i0 + j * NT, d = it.slot(i), k = it.elem(i);
+      if (i >= n || (!FULL && d >= nlive)) continue;
+      const int a = k / S, b = k - (k / S) * S;
+      m.x[k * DPB + d] = xv[j];
+      if (a > 0 && a < S - 1 && b > 0 && b < S - 1) {
+        const int l = (a - 1) * W + b - 1;
+        m.tau[l * DPB + d] = tv[j];
+        m.cnt[l * DPB + d] = cv[j];
+        note_leaf(m, d, l, tv[j], tend);
+      }
+    }
+  }
+}
+
 // Load the live patches (states of all cells; times and counters of the live ones, the
 // lists of those before tend) and build the next-event trees of the patches whose lists
 // overflowed.  A block whose tiles lie in one row of tiles (row) loads each distinct tile
@@ -827,21 +874,7 @@ __device__ __forceinline__ void setup_patches(const Smem &m, int nlive, u32 runs
   const int nt = L / B, ntiles = nt * nt;
   const Items<FULL> it(nlive);
   if (row) load_row(m, runs, f, s, T0, nt, ntiles, tend);
-  for (int i = threadIdx.x; !row && i < it.count(NC); i += NT) {
-    const int d = it.slot(i), k = it.elem(i);
-    if (!FULL && d >= nlive) continue;
-    const int a = k / S, b = k - (k / S) * S;
-    const int gi = wrap(m.oi[d], a, L), gj = wrap(m.oj[d], b, L);
-    const long long g = gaddr(s, (gi % B) * B + gj % B, (gi / B) * nt + gj / B, ntiles);
-    m.x[k * DPB + d] = f.x[g];
-    if (a > 0 && a < S - 1 && b > 0 && b < S - 1) {
-      const int l = (a - 1) * W + b - 1;
-      const double tl = f.tau[g];
-      m.tau[l * DPB + d] = tl;
-      m.cnt[l * DPB + d] = f.cnt[g];
-      note_leaf(m, d, l, tl, tend);
-    }
-  }
+  if (!row) load_patches<FULL>(m, it, nlive, f, s, nt, ntiles, L, tend);
   for (int i = threadIdx.x; i < DPB * (NL - NI); i += NT) m.tau[NI * DPB + i] = inf();
   for (int i = threadIdx.x; i < 16 * DPB; i += NT) m.sums[i] = 0ull;
   __syncthreads();
