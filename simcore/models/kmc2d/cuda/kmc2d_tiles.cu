@@ -822,10 +822,11 @@ __device__ __noinline__ void load_row(const Smem m, u32 runs, const Tiles f, int
 // stores any, one memory round trip per batch: a block of 4 patches of 32 x 32 cells
 // (tile 16, halo 7) is 32 items per thread, 7 round trips instead of 32.
 #define PB 5  // items per batch: 20 data registers per thread (as load_row's 5 per batch)
+// (Out of line, as load_row: the kernel's own code stays as small as without it.)
 template <bool FULL>
-__device__ __forceinline__ void load_patches(const Smem &m, const Items<FULL> &it, int nlive,
-                                             const Tiles &f, int s, int nt, int ntiles, int L,
-                                             double tend) {
+__device__ __noinline__ void load_patches(const Smem m, const Items<FULL> it, int nlive,
+                                          const Tiles f, int s, int nt, int ntiles, int L,
+                                          double tend) {
   const int n = it.count(NC);
   for (int i0 = threadIdx.x; i0 < n; i0 += PB * NT) {
     int xv[PB];
