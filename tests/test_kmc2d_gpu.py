@@ -358,12 +358,14 @@ def _job(backend: str, **kw) -> dict:
 
 @pytest.mark.gpu
 @needs_gpu
-@pytest.mark.parametrize("kw", [{}, {"rates": "ising", "T": 2.0, "start": "random"}])
+@pytest.mark.parametrize(
+    "kw", [{}, {"rates": "ising", "T": 2.0, "start": "random"}, {"tile": 16, "halo": 7}]
+)
 def test_gpu_job_equals_cpu_job_and_resumes(kw) -> None:
     """The whole job (KMC2DGPUSimulation) gives the CPU tile job's run file: same
-    observables, events, steps and dt history, same snapshot; stopping after two sampling
-    times, moving the state to the host and on into a new job (a checkpoint) changes
-    nothing."""
+    observables, events, steps and dt history, same snapshot (also with a halo thinner than
+    the tile, which both pass to their integrators); stopping after two sampling times,
+    moving the state to the host and on into a new job (a checkpoint) changes nothing."""
     from simcore.models import make_simulation
     from simcore.models.kmc2d.simulation import KMC2DGPUSimulation
 

@@ -66,6 +66,9 @@ def run(cfg: dict, path: Path) -> xr.Dataset:
      ("sos", {"backend": "tpu"}, "backend"),
      ("sos", {"backend": "gpu", "scheme": "serial"}, "scheme"),
      ("sos", {"backend": "gpu", "tile": 16, "L": 48}, "tile"),
+     ("sos", {"backend": "gpu", "tile": 16, "halo": 8, "L": 48}, "halo"),
+     ("sos", {"scheme": "tiles", "halo": 8}, "halo"),
+     ("sos", {"scheme": "tiles", "halo": 0}, "halo"), ("sos", {"halo": 3}, "halo"),
      ("sos", {"p": 0.5}, "p"), ("sos", {"layout": "sliced"}, "layout")],
 )  # fmt: skip
 def test_bad_kmc2d_configs_name_their_key(rates: str, over: dict, key: str) -> None:
@@ -86,6 +89,9 @@ def test_defaults_and_the_other_rate_models_keys() -> None:
     assert not {"J", "h", "T", "tile"} & set(sos)
     tiles = validate_run_config(job("sos", scheme="tiles"))
     assert (tiles["scheme"], tiles["tile"]) == ("tiles", 8)
+    thin = validate_run_config(job("sos", scheme="tiles", halo=3))  # a halo: in the name
+    kmc2d = registry.get("kmc2d")
+    assert "_tiles8_" in kmc2d.point_name(tiles) and "_tiles8h3_" in kmc2d.point_name(thin)
     ising = validate_run_config(job("ising", scheme="serial", L=5))
     assert (ising["J"], ising["h"], ising["start"]) == (1.0, 0.0, "random")
     assert not {"k2", "phi"} & set(ising)
@@ -93,7 +99,6 @@ def test_defaults_and_the_other_rate_models_keys() -> None:
     gpu = validate_run_config(job("sos", backend="gpu", tile=4, L=12))  # validated, not run
     assert (gpu["backend"], gpu["scheme"], gpu["tile"]) == ("gpu", "tiles", 4)  # gpu: tiles
     assert validate_run_config(job("sos", backend="gpu"))["tile"] == 8
-    kmc2d = registry.get("kmc2d")
     for rates, params in KMC2D_PARAMS.items():  # the spec's keys of each rate model
         assert {k for k in kmc2d.keys if kmc2d.applies(k, {"rates": rates})} >= set(params)
 
@@ -136,8 +141,9 @@ def test_campaign_points_names_and_jobs() -> None:
     assert len(names) == 2 * 2 * 3 + 2 + 1  # tile lists expand scheme tiles only
     tiles = camp.job_config("kmc2d_sos_L24_phi0_k21_tiles4_cpu", 1)
     assert tiles["samples"] == 2 and tiles["sample_offset"] == 4 and tiles["tile"] == 4
-    assert list(tiles)[:10] == ["model", "rates", "L", "k2", "phi", "scheme", "tile", "start",
-                                "backend", "samples"]  # fmt: skip
+    assert list(tiles)[:11] == ["model", "rates", "L", "k2", "phi", "scheme", "tile", "halo",
+                                "start", "backend", "samples"]  # fmt: skip
+    assert tiles["halo"] == 3  # the default, tile - 1, written out
     serial = camp.job_config("kmc2d_ising_L32_T2.2_J1_h-0.5_serial_cpu", 0)
     assert not {"tile", "k2", "phi", "waiting_times", "dim"} & set(serial)
     assert (serial["J"], serial["h"], serial["T"]) == (1.0, -0.5, 2.2)
@@ -255,10 +261,12 @@ def test_simcore_run_writes_the_run_file(tmp_path: Path, write_config, rates: st
 
 def test_tiles_and_serial_run_files_are_identical(tmp_path: Path) -> None:
     """The tile algorithm is bit-identical to the serial integrator: same snapshots, same
-    observables and events at every sampling time (tiles of 4 and of 8)."""
+    observables and events at every sampling time (tiles of 4 and of 8, and 8 with a halo
+    of 3 cells instead of 7)."""
     serial = run(job("sos", scheme="serial", phi=1.0, t_max=30), tmp_path / "s.nc")
-    for tile in (4, 8):
-        tiles = run(job("sos", scheme="tiles", tile=tile, phi=1.0, t_max=30), tmp_path / "t.nc")
+    for tile, halo in ((4, None), (8, None), (8, 3)):
+        cfg = job("sos", scheme="tiles", tile=tile, halo=halo, phi=1.0, t_max=30)
+        tiles = run(cfg, tmp_path / "t.nc")
         for var in ("snapshot", "mean_h", "W2", "step_density", "events"):
             np.testing.assert_array_equal(tiles[var].values, serial[var].values, err_msg=var)
         assert np.all(tiles["steps_rejected"].values[:, -1] > 0)  # dt was really adapted

@@ -105,6 +105,8 @@ class KMC2DSimulation(OnCPU, LockstepProgress):
         self.inv, self.ratio = rate_tables(self.model, self.params)
         self.rates = rate_table(self.model, self.params)
         self.scheme, self.tile = str(cfg["scheme"]), int(cfg.get("tile", 8))
+        #: Cells of halo of scheme tiles (None: tile - 1); the lattices do not depend on it.
+        self.halo = cfg.get("halo")
         self.times = sampling_times(cfg["t_max"], cfg["points_per_decade"], [])
         self.k0, self.k1 = philox_key(cfg["seed"])
         #: Model time per wall second of the last step (bkl's batches), None before one.
@@ -214,6 +216,7 @@ class KMC2DSimulation(OnCPU, LockstepProgress):
                 self.k0,
                 self.k1,
                 ctl,
+                self.halo,
             )
             integ.run_to(target)
             st["x"][s], st["tau"][s], st["cnt"][s] = integ.x, integ.tau, integ.cnt
@@ -402,7 +405,15 @@ class KMC2DGPUSimulation(OnGPU, KMC2DSimulation):
         from simcore.models.kmc2d.gpu import TileKernel
 
         self._kernel = TileKernel(
-            self.L, self.tile, self.model, self.inv, self.ratio, self.samples, self.k0, self.k1
+            self.L,
+            self.tile,
+            self.model,
+            self.inv,
+            self.ratio,
+            self.samples,
+            self.k0,
+            self.k1,
+            halo=self.halo,
         )
         self._on_device = False
         self._advance = self._step_gpu
