@@ -749,6 +749,74 @@ def quotes_kmc2d_halo() -> list[Quote]:
     return out
 
 
+def quotes_round4_kmc2d() -> list[Quote]:
+    """BENCHMARKS.md "Round 4 for kmc2d": the tile kernel with tiles of 16 and a halo of 7
+    against tiles of 8, before and after the batched load, and the final kernel against the
+    round-3 kernel in one run (docs/data/bench/round4_kmc2d), with the phase profile."""
+    r4 = "round4_kmc2d"
+
+    def med(name: str) -> dict[str, tuple[float, int]]:
+        found = bench_medians(f"{r4}/{name}", lambda r: (r["phi"],), "events_per_s")
+        return {k[0]: v for k, v in found.items()}
+
+    out = []
+    u8, u16 = med("unbatched_h100_t8.csv"), med("unbatched_h100_t16h7.csv")
+    h = [med(f"h200_{n}.csv") for n in ("A_t8", "B_t8", "B_t16h7", "B_t16h7_dpb2")]
+    a, b, c = (med(f"ab_h100_{n}.csv") for n in ("A_t8", "B_t8", "B_t16h7"))
+    for phi in "0123":
+        x, y = u8[phi][0], u16[phi][0]
+        out.append(f"| {phi} | {sci(x, 2)} | {sci(y, 2)} | {y / x:.2f} |")
+        ha, hb, hc, hd = (m[phi][0] for m in h)
+        out.append(f"| {phi} | {sci(ha, 2)} | {sci(hb, 2)} | {hb / ha:.3f} | {sci(hc, 2)} "
+                   f"| {hc / ha:.2f} | {sci(hd, 2)} | {hd / ha:.2f} |")  # fmt: skip
+        (xa, na), (xb, nb), (xc, nc) = a[phi], b[phi], c[phi]
+        out.append(f"| {phi} | {sci(xa, 2)} | {sci(xb, 2)} | {xb / xa:.3f} | {sci(xc, 2)} "
+                   f"| {xc / xa:.2f} | {na}, {nb}, {nc} |")  # fmt: skip
+    quotes = [Quote("BENCHMARKS.md", t, "round-4 kmc2d table row") for t in out]
+    # the headline: both targets, the phi = 3 repeats, the batch's gain across cards
+    rows = {r["phi"]: r for r in table(f"{r4}/ab_h100_B_t16h7.csv")}
+    lo, hi = float(rows["3"]["events_per_s_min"]), float(rows["3"]["events_per_s_max"])
+    t2, t3 = c["2"][0], c["3"][0]
+    texts = [
+        f"phi = 2: {sci(t2, 2)} with tiles of 16 and a halo of 7, above 8.8e7 "
+        f"({t2 / a['2'][0]:.2f}x the round-3 kernel",
+        f"phi = 3: {sci(t3, 2)}, above 2.8e7 by {100 * (t3 / 2.8e7 - 1):.0f} % (its 3 repeats "
+        f"{sci(lo, 2)}-{sci(hi, 2)}; {sci(h[2]['3'][0], 2)} on the H200)",
+        f"({h[2]['2'][0] / u16['2'][0]:.2f}x over the first build, on another card)",
+    ]
+    quotes += [Quote("BENCHMARKS.md", t, "round-4 kmc2d result") for t in texts]
+    # the phase profile: setup per live block and resident blocks, tiles of 8 and 16
+    tables, cur = [], None
+    for line in (DATA / "bench" / r4 / "phases_h100_f103aa4.txt").read_text().splitlines():
+        if line.startswith("phi "):
+            cur = {"cols": line.split(), "rows": {}}
+            tables.append(cur)
+        elif cur and line.strip() and not line.startswith("#"):
+            vals = line.split()
+            cur["rows"][vals[0]] = dict(zip(cur["cols"], map(float, vals), strict=True))
+    t8, t16 = (t["rows"] for t in tables)
+    setup = lambda rows: [rows[p]["setup"] / 1e3 for p in rows]  # noqa: E731
+    res = lambda rows: statistics.mean(rows[p]["resident"] for p in rows)  # noqa: E731
+    text = (f"the setup of a block took {min(setup(t16)):.0f}-{max(setup(t16)):.0f} us against "
+            f"{min(setup(t8)):.1f}-{max(setup(t8)):.1f} us for tiles of 8, and half as many "
+            f"blocks were resident ({res(t16):.1f} against {res(t8):.1f} per SM")  # fmt: skip
+    quotes.append(Quote("BENCHMARKS.md", text, "round-4 kmc2d phases"))
+    b8 = {phi: b[phi][0] / a[phi][0] for phi in "01"}
+    readme = (f"run {sci(t2, 2)} and {sci(t3, 2)} real events/s, {t2 / a['2'][0]:.2f}x and "
+              f"{t3 / a['3'][0]:.2f}x the round-3 kernel's tiles of 8 in the same run on one "
+              f"H100 (docs/data/bench/round4_kmc2d); tiles of 8 stay the default, faster at "
+              f"phi <= 1, and run {b8['0']:.2f}x (phi = 0) and {b8['1']:.2f}x (phi = 1) of the "
+              "round-3 kernel")  # fmt: skip
+    row = (f"tiles of 16 with a halo of 7 run phi = 2 and 3 at n = 4096 {t2 / a['2'][0]:.2f}x "
+           f"and {t3 / a['3'][0]:.2f}x as fast as tiles of 8")  # fmt: skip
+    quotes += [Quote(README, readme, "kmc2d tile 16 in the README"),
+               Quote(README, row, "kmc2d tile 16 in the Fig. 3 row")]  # fmt: skip
+    life = t16["2"]["life_live"] / 1e3
+    quotes.append(Quote("BENCHMARKS.md", f"the life of a live block at phi = 2 from {life:.0f} "
+                        "to ~25 us", "round-4 kmc2d prediction"))  # fmt: skip
+    return quotes
+
+
 def test_dbs_pairs_reference_runs_are_the_published_samples() -> None:
     """The DTrDB half of docs/data/kpz_dbs_paired_gpu (blocks 0-2 of the kelling2017_scale
     DTrDB point, rerun beside DTrDBs) equals the published dataset's samples 0-95 bit for
@@ -1002,6 +1070,7 @@ SOURCES: dict[str, Callable[[], Iterable[Quote]]] = {
     "kpz_dbs_paired": quotes_kpz_dbs_paired,
     "round4": quotes_round4,
     "round4_x2": quotes_round4_x2,
+    "round4_kmc2d": quotes_round4_kmc2d,
     "kelling2017_plateau": quotes_kelling2017_plateau,
     "ea3d_pt": quotes_ea3d_pt,
     "ea3d_xi": quotes_ea3d_xi,
