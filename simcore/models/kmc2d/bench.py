@@ -40,6 +40,7 @@ from simcore.io.provenance import cpu_name, git_commit
 from simcore.models.kmc2d.gpu import GPU_TILES, gpu_halo
 from simcore.models.kmc2d.rates import SOS, rate_table, rate_tables
 from simcore.models.kmc2d.simulation import step_density
+from simcore.models.kmc2d.tiles import tile_halo
 from simcore.models.spec import BenchKernel
 
 BENCH_KMC2D_FIELDS = (
@@ -169,7 +170,7 @@ def bench_tiles(
         "n": n,
         "phi": phi,
         "tile": tile,
-        "halo": tile - 1 if halo is None else halo,
+        "halo": tile_halo(tile, halo),
         "backend": backend,
         "rates": rates,
         "events_per_s": statistics.median(rates),
@@ -355,15 +356,10 @@ def _run_tiles(args: argparse.Namespace) -> str:
     if B < 2 or B & (B - 1) or (args.backend == "gpu" and B not in GPU_TILES):
         raise ConfigError("--tile", B, "must be a power of two >= 2 (4, 8 or 16 on the GPU)")
     if args.halo is not None:
-        halo_ok = 1 <= args.halo <= B - 1
-        if args.backend == "gpu":
-            try:
-                gpu_halo(B, args.halo)
-            except ValueError:
-                halo_ok = False
-        if not halo_ok:
-            raise ConfigError("--halo", args.halo, f"must lie in 1 .. tile - 1 = {B - 1} "
-                              "(GPU: with (tile + 2 halo)^2 < 1024)")  # fmt: skip
+        try:
+            (gpu_halo if args.backend == "gpu" else tile_halo)(B, args.halo)
+        except ValueError as err:
+            raise ConfigError("--halo", args.halo, str(err)) from None
     for n in args.L:
         if n % B or n < 3 * B:
             raise ConfigError("--L", n, f"must be a multiple of the tile {B} and >= {3 * B}")

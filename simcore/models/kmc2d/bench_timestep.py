@@ -120,9 +120,12 @@ def _run_timestep(args: argparse.Namespace) -> str:
                           "(a power of two >= 2) and >= 3 B")  # fmt: skip
     if args.steps < 1 or args.bisections < 1:
         raise ConfigError("--steps/--bisections", f"{args.steps}/{args.bisections}", "must be >= 1")
-    halo = B - 1 if args.halo is None else args.halo
-    if not 1 <= halo <= B - 1:
-        raise ConfigError("--halo", halo, f"must lie in 1 .. tile - 1 = {B - 1}")
+    from simcore.models.kmc2d.tiles import tile_halo
+
+    try:
+        halo = tile_halo(B, args.halo)
+    except ValueError as err:
+        raise ConfigError("--halo", args.halo, str(err)) from None
     if args.relax < 0:
         raise ConfigError("--relax", args.relax, "must be >= 0")
     data = timestep_history(n, args.phi, B, args.steps, args.seed, args.bisections, halo,

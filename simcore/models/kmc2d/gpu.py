@@ -23,6 +23,7 @@ import numpy as np
 
 from simcore.backends.cuda import load_module
 from simcore.models.kmc2d.rates import DIAGONALS, N_CLASSES
+from simcore.models.kmc2d.tiles import tile_halo
 
 CUDA_SOURCE = Path(__file__).with_name("cuda") / "kmc2d_tiles.cu"
 #: Patches per block (a power of two): shared memory, not threads, bounds the patches
@@ -53,13 +54,14 @@ MAX_LEAVES = 1024
 
 
 def gpu_halo(B: int, halo: int | None) -> int:
-    """The kernel's halo for tile ``B`` (None: B - 1, the 3 x 3-tile patch); ValueError if
-    the patch does not fit the kernel (halo in 1 .. B - 1, (B + 2 halo)^2 < MAX_LEAVES)."""
-    h = B - 1 if halo is None else int(halo)
-    if B not in GPU_TILES or not 1 <= h <= B - 1 or (B + 2 * h) ** 2 >= MAX_LEAVES:
+    """The kernel's halo for tile ``B`` (:func:`~.tiles.tile_halo`, the CPU twin's rule);
+    ValueError also if the patch does not fit the kernel (B in GPU_TILES, (B + 2 halo)^2 <
+    MAX_LEAVES)."""
+    h = tile_halo(B, halo)
+    if B not in GPU_TILES or (B + 2 * h) ** 2 >= MAX_LEAVES:
         raise ValueError(
-            f"GPU tiles need B in {GPU_TILES}, halo in 1 .. B - 1 and (B + 2 halo)^2 < "
-            f"{MAX_LEAVES}; got B = {B}, halo = {h}"
+            f"GPU tiles need B in {GPU_TILES} and (B + 2 halo)^2 < {MAX_LEAVES}; "
+            f"got B = {B}, halo = {h}"
         )
     return h
 
