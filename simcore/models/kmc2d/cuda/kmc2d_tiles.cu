@@ -18,8 +18,9 @@
 //   a scan of it.  Most patches at phi >= 1 run so, with no tree to build or keep;
 // - tree mode, for a patch with more: a min-tree, the earliest leaf of each group of 8
 //   leaves (level 1, indices only), the earliest of each group of G2 (8 or 16) of those
-//   (level 2, NG2 <= 8 nodes, kept in the event thread's registers), and a scan of level 2.  A list
-//   that overflows while its events fire builds the tree there and goes on in tree mode.
+//   (level 2, NG2 <= 8 nodes, kept in the event thread's registers), and a scan of
+//   level 2.  A list that overflows while its events fire builds the tree there and goes
+//   on in tree mode.
 // Both modes fire an event the same way (fire), and rate classes are computed from the
 // states when needed, never stored; the order of the events is the same, so the lattice
 // is, bit for bit.
@@ -28,9 +29,9 @@
 // default B - 1), MODEL (0 sos, 1 ising), NCLS (rate classes), DIAG (1: rates depend on
 // the diagonal neighbours), DPB (patches per block, a power of two <= 32), NT (threads per
 // block).  An accepted step is exact whatever the halo, so every (B, HALO) gives the same
-// lattice; the halo sets how long a step may be, the tile how many patches there are.  Global arrays are tile-major per sample:
-// cell k = a B + b of tile T of sample s is element (s B^2 + k) ntiles + T; per-tile
-// arrays (tmin, live) are element s ntiles + T.
+// lattice; the halo sets how long a step may be, the tile how many patches there are.
+// Global arrays are tile-major per sample: cell k = a B + b of tile T of sample s is
+// element (s B^2 + k) ntiles + T; per-tile arrays (tmin, live) are element s ntiles + T.
 //
 // Event-free patches are skipped, without changing a bit of the results.  A patch fires
 // an event only if one of its live cells has a waiting time before the step's end; its
@@ -640,7 +641,7 @@ __device__ __forceinline__ void plan_block(const Smem &m, const double *tmin, u8
     const int slot = __popc(runs & ((1u << d) - 1));
     const int ti = T / nt, tj = T - (T / nt) * nt;
     m.tile[slot] = T;
-    const int L = nt * B;  // the patch's origin: C0 cells above and left of its tile's
+    const int L = nt * B;  // the patch's origin: C0 cells above and left of its tile
     m.oi[slot] = ti * B >= C0 ? ti * B - C0 : ti * B - C0 + L;
     m.oj[slot] = tj * B >= C0 ? tj * B - C0 : tj * B - C0 + L;
   }
@@ -821,8 +822,8 @@ __device__ __noinline__ void load_row(const Smem m, u32 runs, const Tiles f, int
 // elements of the tile-major arrays.  Each thread issues the loads of PB items before it
 // stores any, one memory round trip per batch: a block of 4 patches of 32 x 32 cells
 // (tile 16, halo 7) is 32 items per thread, 7 round trips instead of 32.
+// Out of line, as load_row: the kernel's own code stays as small as without it.
 #define PB 5  // items per batch: 20 data registers per thread (as load_row's 5 per batch)
-// (Out of line, as load_row: the kernel's own code stays as small as without it.)
 template <bool FULL>
 __device__ __noinline__ void load_patches(const Smem m, const Items<FULL> it, int nlive,
                                           const Tiles f, int s, int nt, int ntiles, int L,
@@ -865,17 +866,20 @@ __device__ __noinline__ void load_patches(const Smem m, const Items<FULL> it, in
 
 // Load the live patches (states of all cells; times and counters of the live ones, the
 // lists of those before tend) and build the next-event trees of the patches whose lists
-// overflowed.  A block whose tiles lie in one row of tiles (row) loads each distinct tile
-// once (load_row); otherwise (the block wraps to the next row of tiles) each live patch
-// loads its 9 tiles.
+// overflowed.  A block of 3 x 3-tile patches whose tiles lie in one row of tiles (row)
+// loads each distinct tile once (load_row); otherwise (the block wraps to the next row of
+// tiles, or the halo is thinner than the tile) each live patch loads its own cells
+// (load_patches).
 template <bool FULL>
 __device__ __forceinline__ void setup_patches(const Smem &m, int nlive, u32 runs, bool row,
                                               const Tiles &f, int s, int T0, int L,
                                               double tend) {
   const int nt = L / B, ntiles = nt * nt;
   const Items<FULL> it(nlive);
-  if (row) load_row(m, runs, f, s, T0, nt, ntiles, tend);
-  if (!row) load_patches<FULL>(m, it, nlive, f, s, nt, ntiles, L, tend);
+  if (row)
+    load_row(m, runs, f, s, T0, nt, ntiles, tend);
+  else
+    load_patches<FULL>(m, it, nlive, f, s, nt, ntiles, L, tend);
   for (int i = threadIdx.x; i < DPB * (NL - NI); i += NT) m.tau[NI * DPB + i] = inf();
   for (int i = threadIdx.x; i < 16 * DPB; i += NT) m.sums[i] = 0ull;
   __syncthreads();
