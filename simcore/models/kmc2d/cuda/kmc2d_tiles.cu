@@ -58,6 +58,7 @@
 #define NI (W * W)           // live cells (leaves)
 #define NG1 ((NI + 7) / 8)   // level-1 groups
 #define G2 (NG1 <= 64 ? 8 : 16)         // level-1 groups per level-2 group
+#define LOG2_G2 (G2 == 8 ? 3 : 4)
 #define NG2 ((NG1 + G2 - 1) / G2)       // level-2 groups
 #define NL (NG1 * 8)         // leaves padded with infinity to whole groups
 #define NG1P (NG2 * G2)      // level-1 slots padded to whole groups
@@ -254,10 +255,11 @@ __device__ __forceinline__ int group1(const Smem &m, int d, int g, int oi, int o
 }
 
 // Level 2: the earliest leaf of the level-1 groups G2 h .. G2 h + G2 - 1, in runs of 8
-// (whose winners meet in a last comparison, so that at most 8 candidates are in registers).
+// (each run's winner meets the best so far, so that at most 8 candidates are in registers;
+// the first run writes the result directly).
 __device__ __forceinline__ int group2(const Smem &m, int d, int h, int oi, int oj, int L,
                                       double &tb) {
-  Cand<G2 / 8> w;
+  int best;
 #pragma unroll
   for (int r = 0; r < G2 / 8; r++) {
     Cand<8> c;
@@ -265,10 +267,16 @@ __device__ __forceinline__ int group2(const Smem &m, int d, int h, int oi, int o
     for (int j = 0; j < 8; j++) c.leaf[j] = m.i1[(G2 * h + 8 * r + j) * DPB + d];
 #pragma unroll
     for (int j = 0; j < 8; j++) c.t[j] = m.tau[c.leaf[j] * DPB + d];
-    earliest<8>(c, oi, oj, L, w.t[r], w.leaf[r]);
+    if (r == 0) {
+      earliest<8>(c, oi, oj, L, tb, best);
+    } else {
+      Cand<2> p;
+      p.t[0] = tb;
+      p.leaf[0] = best;
+      earliest<8>(c, oi, oj, L, p.t[1], p.leaf[1]);
+      earliest<2>(p, oi, oj, L, tb, best);
+    }
   }
-  int best;
-  earliest<G2 / 8>(w, oi, oj, L, tb, best);
   return best;
 }
 
@@ -470,7 +478,7 @@ __device__ __noinline__ void run_tree(int d, double tend, int oi, int oj, int L,
         redo &= ~(2u << bit);  // both ends of the row are in one group
       double tg;
       group1(m, d, g, oi, oj, L, tg);
-      h_todo |= 1u << (g / G2);
+      h_todo |= 1u << (g >> LOG2_G2);
     }
     while (h_todo) {
       const int h = __ffs(h_todo) - 1;
