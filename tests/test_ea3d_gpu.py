@@ -58,8 +58,10 @@ def test_gpu_equals_twin(layout: str, L: int, k: int, T: float) -> None:
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 def test_slab_kernel_compiles(tmp_path) -> None:
-    """The multi-GPU (slab) variant of the sliced kernel compiles."""
-    assert KERNEL_NAME in nvcc_ptx(tmp_path, CUDA_SOURCE, compile_defines("sliced", 16, 2, slab=4))
+    """The multi-GPU (slab) variant of the sliced kernel compiles, with the one-kernel
+    colour of the fused exchange."""
+    ptx = nvcc_ptx(tmp_path, CUDA_SOURCE, compile_defines("sliced", 16, 2, slab=4))
+    assert KERNEL_NAME in ptx and "ea3d_colour_slab" in ptx
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
@@ -92,9 +94,10 @@ def test_two_gpus_with_mpi_equal_one_gpu() -> None:
     cmd = ["mpirun", "--allow-run-as-root", "-np", "2", sys.executable, "-m",
            "simcore.models.ea3d.multigpu", "--check", "--L", "16", "32", "--k", "2",
            "--sweeps", "9"]  # fmt: skip
-    # CUDA IPC signalled on the GPUs (graphs, kernel by kernel), with an MPI token, then
-    # through the host
-    for extra in ([], ["--exchange", "flags"], ["--exchange", "token"], ["--host-staging"]):
+    # CUDA IPC signalled on the GPUs (graphs, one kernel per colour, kernel by kernel),
+    # with an MPI token, then through the host
+    for extra in ([], ["--exchange", "fused"], ["--exchange", "flags"], ["--exchange", "token"],
+                  ["--host-staging"]):  # fmt: skip
         res = subprocess.run([*cmd, *extra], capture_output=True, text=True, timeout=600)
         assert res.returncode == 0, res.stdout + res.stderr
         assert res.stdout.count("bit-identical to one GPU: True") == 2
@@ -114,7 +117,7 @@ def test_ranks_sharing_one_gpu_equal_one_gpu(ranks: int) -> None:
     cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(ranks),
            sys.executable, "-m", "simcore.models.ea3d.multigpu", "--check", "--L", "24",
            "12", "--k", "1", "--sweeps", "20"]  # fmt: skip
-    for extra in ([], ["--exchange", "flags"], ["--exchange", "token"]):
+    for extra in ([], ["--exchange", "fused"], ["--exchange", "flags"], ["--exchange", "token"]):
         res = subprocess.run([*cmd, *extra], capture_output=True, text=True, timeout=600)
         assert res.returncode == 0, res.stdout + res.stderr
         assert res.stdout.count("bit-identical to one GPU: True") == 2

@@ -25,7 +25,7 @@ from simcore.checks import ConfigError
 from simcore.io.provenance import cpu_name, git_commit
 from simcore.models.ea3d.lattice import LAYOUT_ID, N_REPLICAS, check_layout
 from simcore.models.ea3d.rule import thresholds
-from simcore.models.ea3d.spec import PRNGS
+from simcore.models.ea3d.spec import IPC_EXCHANGES, PRNGS
 from simcore.models.spec import BenchKernel
 
 BENCH_EA3D_FIELDS = (
@@ -311,9 +311,11 @@ def run_bench_mgpu(
     repeats: int,
     append: str | None,
     csv_path: str | None,
+    exchange: str = "graph",
 ) -> str:
     """Strong scaling on 1..N GPUs of this host (lulli2015 eqs. 18-21): one ``mpirun`` of
-    :mod:`simcore.models.ea3d.multigpu` per GPU count; markdown report with eta.
+    :mod:`simcore.models.ea3d.multigpu` per GPU count (``exchange``: its ``--exchange``);
+    markdown report with eta.
 
     The largest N it can run is claimed for the whole benchmark, all cards or none
     (:mod:`simcore.backends.placement`), and the ranks see exactly those cards."""
@@ -344,7 +346,8 @@ def run_bench_mgpu(
                 continue
             cmd = [mpirun, *root, "-np", str(n), sys.executable, "-m",
                    "simcore.models.ea3d.multigpu", "--L", *map(str, sizes), "--k", str(k),
-                   "--sweeps", str(sweeps), "--repeats", str(repeats), "--csv", table]  # fmt: skip
+                   "--sweeps", str(sweeps), "--repeats", str(repeats), "--csv", table,
+                   "--exchange", exchange]  # fmt: skip
             subprocess.run(cmd, check=True, stdout=sys.stderr, env=env)
         with open(table, newline="") as fh:
             rows = list(csv.DictReader(fh))
@@ -364,7 +367,8 @@ def run_bench_mgpu(
         lines.append(f"| {L} | {n} | {ps:.3f} | {ps / n:.4f} | {eta:.2f} |")
     return report(
         f"EA3D strong scaling, k = {k}, sliced layout split along z'",
-        f"device: {available} x {gpu_device_name()}; N = 1 is the single-GPU kernel",
+        f"device: {available} x {gpu_device_name()}; N = 1 is the single-GPU kernel; "
+        f"exchange {exchange}",
         git_commit() or "n/a",
         lines,
         append,
@@ -437,12 +441,15 @@ def _mgpu_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--k", type=int, default=1, help="coded words per GPU (default 1)")
     ap.add_argument("--mcs", type=int, default=2, help="sweeps per repeat (default 2)")
     ap.add_argument("--repeats", type=int, default=5, help="timed repeats (default 5)")
+    ap.add_argument("--exchange", choices=list(IPC_EXCHANGES), default="graph",
+                    help="how the GPUs signal a plane's arrival (multigpu --exchange; "
+                         "default graph)")  # fmt: skip
     add_output_options(ap)  # fmt: skip
 
 
 def _run_mgpu(args: argparse.Namespace) -> str:
     return run_bench_mgpu(args.gpus, args.L, args.k, args.mcs, args.repeats, args.append,
-                          args.csv)  # fmt: skip
+                          args.csv, args.exchange)  # fmt: skip
 
 
 EA3D = BenchKernel(

@@ -40,6 +40,7 @@ import numpy as np
 
 from simcore.models.ea3d.lattice import N_REPLICAS
 from simcore.models.ea3d.slab import WAIT_TIMEOUT_S, Slab
+from simcore.models.ea3d.spec import IPC_EXCHANGES
 from simcore.seeding import philox_key
 
 
@@ -98,14 +99,6 @@ def connect_ipc(comm, slab: Slab) -> list:
     return opened
 
 
-#: Exchanges between GPUs of one host (CUDA IPC): how the arrival of a plane is signalled.
-IPC_EXCHANGES = {
-    "graph": "CUDA IPC, flags set on the GPUs, sweeps replayed as CUDA graphs",
-    "flags": "CUDA IPC, flags set on the GPUs, kernels queued one by one",
-    "token": "CUDA IPC + an MPI token per colour",
-}
-
-
 def sweeps_mpi(
     comm, slab: Slab, t_from: int, n: int, keys, thr, ipc: bool = False, exchange: str = "graph"
 ) -> None:
@@ -116,8 +109,8 @@ def sweeps_mpi(
     up, down = (rank + 1) % size, (rank - 1) % size
     token_out, token_in = np.zeros(1, np.int32), np.zeros(1, np.int32)
     if ipc and exchange != "token":
-        if exchange == "graph":
-            slab.sweeps_graph(t_from, n, keys, thr)
+        if exchange in ("graph", "fused"):
+            slab.sweeps_graph(t_from, n, keys, thr, fused=exchange == "fused")
         else:
             for t in range(t_from, t_from + n):
                 for c in (0, 1):
@@ -288,7 +281,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument(
         "--exchange", choices=list(IPC_EXCHANGES), default="graph",
         help="GPUs of one host: how a plane's arrival is signalled: flags set and awaited "
-        "on the GPUs, the sweeps replayed as CUDA graphs (graph, the default) or queued "
+        "on the GPUs, the sweeps replayed as CUDA graphs (graph, the default), the same with "
+        "one kernel per colour whose boundary blocks wait and signal (fused), or queued "
         "kernel by kernel (flags); or an MPI message per colour, the host in the loop (token)",
     )  # fmt: skip
     return ap

@@ -35,7 +35,9 @@ class Slab:
         self.L, self.k, self.nz, self.z0 = int(L), int(k), int(nz), int(z0)
         self.area = self.L * self.L
         self.words = self.area * (self.nz + 2)
-        self.kernel = _kernel(compile_defines("sliced", L, k, slab=nz))
+        defines = compile_defines("sliced", L, k, slab=nz)
+        self.kernel = _kernel(defines)
+        self.fused = _kernel(defines, "ea3d_colour_slab")
         flag_kernels = load_module(FLAGS_SOURCE, ())
         self.signal, self.wait, self.next_sweep = (
             flag_kernels.get_function(name) for name in ("slab_signal", "slab_wait", "slab_next")
@@ -57,11 +59,12 @@ class Slab:
         self.peer_S: list[int] = [0, 0]  # the spin array colour c's boundary goes to (ipc)
         # flags[c]: the sweeps whose colour-c boundary plane has arrived in our ghost (set by
         # the neighbour, device-signalled exchange); flags[2]: a wait timed out; flags[3]:
-        # the sweep count that captured graphs add to their sweeps (graph replays)
-        fmem = cp.cuda.Memory(4 * 4)  # own allocation: IPC names it whole
-        self.flags = cp.ndarray((4,), cp.int32, cp.cuda.MemoryPointer(fmem, 0))
+        # the sweep count that captured graphs add to their sweeps (graph replays);
+        # flags[4 + c]: boundary blocks of the fused colour-c kernel done in this launch
+        fmem = cp.cuda.Memory(6 * 4)  # own allocation: IPC names it whole
+        self.flags = cp.ndarray((6,), cp.int32, cp.cuda.MemoryPointer(fmem, 0))
         self.flags.fill(0)
-        self.graphs: dict[int, object] = {}  # captured sweeps, by their number
+        self.graphs: dict[tuple[int, bool], object] = {}  # captured sweeps: (number, fused)
         self.peer_flags: list[int] = [0, 0]  # the flag colour c's signal goes to (ipc)
         # per colour: the bulk and the boundary update done (GPU-side ordering, ipc)
         self.bulk_done = [cp.cuda.Event(disable_timing=True) for _ in range(2)]
@@ -203,15 +206,37 @@ class Slab:
             stream=s,
         )  # fmt: skip
 
-    def _capture(self, n: int, keys, thr):
+    def colour_fused(self, c: int, t: int, keys, thr, counted: bool = False) -> None:
+        """Colour c of sweep t as one kernel on the boundary stream (``ea3d_colour_slab``):
+        its boundary blocks wait for our flag of the other colour, write the neighbour's
+        ghost and set the neighbour's flag of colour c; returns at once.  ``counted``: t is
+        added to the sweep count in ``flags[3]`` (graph capture)."""
+        n = self.nz * self.area
+        shift = (self.ghost_plane(c) - self.boundary_plane(c)) * self.area
+        args = (self.S, self.J, np.int32(c), np.uint32(t), np.uint32(keys[0]),
+                np.uint32(keys[1]), *(np.uint64(x) for x in thr), np.uint32(self.z0),
+                np.uint64(self.peer_S[c]), np.int32(shift), np.uint64(self._count(counted)),
+                np.uint64(self._at(0)), np.uint64(self.peer_flags[c]),
+                np.uint64(int(WAIT_TIMEOUT_S * 1e9)))  # fmt: skip
+        grid = ((n + self.block - 1) // self.block, min(self.k, 65535), 1)
+        self.fused(grid, (self.block, 1, 1), args, stream=self.edge_stream)
+
+    def _capture(self, n: int, keys, thr, fused: bool = False):
         """A CUDA graph of ``n`` device-signalled sweeps, the i-th of them sweep
         ``flags[3] + i``, that advances ``flags[3]`` by n at its end, so that it replays at
         any sweep.  Only one node per graph advances the count: a node per sweep and
-        stream would sit on each stream's path between its colours."""
+        stream would sit on each stream's path between its colours.  ``fused``: one kernel
+        per colour (:meth:`colour_fused`) on the boundary stream alone."""
         import cupy as cp
 
         e, b = self.edge_stream, self.bulk_stream
         e.begin_capture()
+        if fused:
+            for i in range(n):
+                for c in (0, 1):
+                    self.colour_fused(c, i, keys, thr, counted=True)
+            self.next_sweep((1,), (1,), (np.uint64(self._count(True)), np.int32(n)), stream=e)
+            return e.end_capture()
         fork = cp.cuda.Event(disable_timing=True)
         fork.record(e)
         b.wait_event(fork)  # the bulk stream joins the capture
@@ -226,17 +251,17 @@ class Slab:
         self.next_sweep((1,), (1,), (np.uint64(self._count(True)), np.int32(n)), stream=e)
         return e.end_capture()
 
-    def sweeps_graph(self, t_from: int, n: int, keys, thr) -> None:
+    def sweeps_graph(self, t_from: int, n: int, keys, thr, fused: bool = False) -> None:
         """Queue ``n`` device-signalled sweeps from ``t_from`` as replays of captured
         graphs of up to GRAPH_SWEEPS sweeps on the boundary stream (each graph holds the
-        bulk stream's work too); returns at once.  The caller has waited for the streams,
-        so the sweep count can be set."""
+        bulk stream's work too; ``fused``: one kernel per colour); returns at once.  The
+        caller has waited for the streams, so the sweep count can be set."""
         import cupy as cp
 
         self.flags[3] = t_from
         cp.cuda.Device().synchronize()
         g = min(n, GRAPH_SWEEPS)
         for count in [g] * (n // g) + ([n % g] if n % g else []):
-            if count not in self.graphs:
-                self.graphs[count] = self._capture(count, keys, thr)
-            self.graphs[count].launch(self.edge_stream)
+            if (count, fused) not in self.graphs:
+                self.graphs[count, fused] = self._capture(count, keys, thr, fused)
+            self.graphs[count, fused].launch(self.edge_stream)

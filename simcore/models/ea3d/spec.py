@@ -14,6 +14,15 @@ from simcore.sampling import sampling_times
 
 PRNGS = ("philox", "minstd", "pr64", "mt19937")
 
+#: Exchanges between GPUs of one host (CUDA IPC): how the arrival of a plane is signalled.
+IPC_EXCHANGES = {
+    "graph": "CUDA IPC, flags set on the GPUs, sweeps replayed as CUDA graphs",
+    "fused": "CUDA IPC, one kernel per colour whose boundary blocks wait for and set the "
+    "flags, sweeps replayed as CUDA graphs",
+    "flags": "CUDA IPC, flags set on the GPUs, kernels queued one by one",
+    "token": "CUDA IPC + an MPI token per colour",
+}
+
 _LULLI = "lulli2015"
 
 

@@ -76,6 +76,56 @@ extern "C" __global__ void ea3d_colour(u64 *__restrict__ S, const u64 *__restric
   }
 }
 
+#ifdef SLAB
+#include "slab_sync.cuh"  // wait_flag, set_flag
+
+// One colour c of sweep t of a slab in one launch (the fused exchange of
+// simcore/models/ea3d/slab.py).  The planes go boundary plane first (the only one that
+// reads a ghost, and the one that goes to the neighbour), so that its blocks are dispatched
+// first.  A block with boundary sites waits until flags[1 - c] has reached t + c (the
+// neighbour's plane of the other colour, of sweep t - 1 for red and t for blue, is in our
+// ghost, and the neighbour is done reading the ghost we write), updates its sites, writing
+// each new boundary word into the neighbour's ghost too (ghost, ghost_shift as in
+// ea3d_colour), and the last such block to finish sets the neighbour's flag of colour c to
+// t + 1 (flags[4 + c] counts the blocks; that block resets it for the next launch).  The
+// bulk blocks read no ghost and neither wait nor signal: the exchange hides behind them,
+// and a colour is one kernel.  flags[2]: set if a wait timed out; tdev as in ea3d_colour.
+extern "C" __global__ void ea3d_colour_slab(u64 *__restrict__ S, const u64 *__restrict__ J, int c,
+                                            u32 t, u32 k0, u32 k1, u64 t4, u64 t8, u64 t12,
+                                            u32 zbase, u64 *__restrict__ ghost, int ghost_shift,
+                                            const u32 *__restrict__ tdev, int *flags,
+                                            int *peer_flag, u64 timeout_ns) {
+  constexpr u32 AREA = L * L;  // sites of one colour in a plane pair
+  const bool edge = blockIdx.x * blockDim.x < AREA;  // the block has boundary sites
+  if (tdev) t += *tdev;
+  if (edge) {
+    if (threadIdx.x == 0) wait_flag(flags + 1 - c, (int)t + c, timeout_ns, flags + 2);
+    __syncthreads();
+  }
+  const u32 jj = blockIdx.x * blockDim.x + threadIdx.x;
+  if (jj < SLAB * AREA) {
+    const u32 r = jj / AREA;  // 0: the boundary plane
+    const u32 j = (c == 0 ? 1 + r : SLAB - r) * AREA + jj % AREA;
+    u32 n[6], p;
+    neighbours(c, j, n, p, zbase);
+    for (u32 w = blockIdx.y; w < K; w += gridDim.y) {
+      P4 rn = philox(p, w, t, TAG_METROPOLIS | (u32)c, k0, k1);
+      update_site(S, J, c, w, j, n, rn, t4, t8, t12, r == 0 ? ghost : nullptr, ghost_shift);
+    }
+  }
+  if (!edge) return;
+  __threadfence_system();  // this thread's ghost words, before the block is counted
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const u32 blocks = (AREA + blockDim.x - 1) / blockDim.x * gridDim.y;
+    if (atomicAdd((unsigned int *)flags + 4 + c, 1u) == blocks - 1) {
+      flags[4 + c] = 0;
+      set_flag(peer_flag, (int)t + 1);
+    }
+  }
+}
+#endif
+
 #if PRNG > 0
 // Stateful generators (simcore/rng/cuda/classic_prng.cuh): NGEN generators; generator g
 // updates the items u = g, g + NGEN, ... (u = w HALF + j) in that order, four draws each
