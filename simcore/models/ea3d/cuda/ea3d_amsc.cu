@@ -80,9 +80,9 @@ extern "C" __global__ void ea3d_colour(u64 *__restrict__ S, const u64 *__restric
 #include "slab_sync.cuh"  // wait_flag, set_flag
 
 // One colour c of sweep t of a slab in one launch (the fused exchange of
-// simcore/models/ea3d/slab.py).  The boundary plane goes first (the only one that reads a
-// ghost, and the one that goes to the neighbour), so that its blocks are dispatched first,
-// then the others in memory order.  A block with boundary sites waits until flags[1 - c] has reached t + c (the
+// simcore/models/ea3d/slab.py).  The planes go boundary plane first (the only one that
+// reads a ghost, and the one that goes to the neighbour), so that its blocks are dispatched
+// first.  A block with boundary sites waits until flags[1 - c] has reached t + c (the
 // neighbour's plane of the other colour, of sweep t - 1 for red and t for blue, is in our
 // ghost, and the neighbour is done reading the ghost we write), updates its sites, writing
 // each new boundary word into the neighbour's ghost too (ghost, ghost_shift as in
@@ -104,8 +104,8 @@ extern "C" __global__ void ea3d_colour_slab(u64 *__restrict__ S, const u64 *__re
   }
   const u32 jj = blockIdx.x * blockDim.x + threadIdx.x;
   if (jj < SLAB * AREA) {
-    const u32 r = jj / AREA;  // 0: the boundary plane, then the others in memory order
-    const u32 j = (c == 0 ? 1 + r : r == 0 ? SLAB : r) * AREA + jj % AREA;
+    const u32 r = jj / AREA;  // 0: the boundary plane
+    const u32 j = (c == 0 ? 1 + r : SLAB - r) * AREA + jj % AREA;
     u32 n[6], p;
     neighbours(c, j, n, p, zbase);
     for (u32 w = blockIdx.y; w < K; w += gridDim.y) {
