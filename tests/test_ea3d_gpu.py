@@ -73,6 +73,18 @@ def test_exchange_flag_kernels_compile(tmp_path) -> None:
     assert "slab_signal" in ptx and "slab_wait" in ptx
 
 
+def test_auto_exchange_follows_the_slab_size() -> None:
+    """``--exchange auto`` runs one kernel per colour (fused) for slabs under 2^24 words per
+    colour, graphs of two streams above (the crossover measured on 2 H100s lies between
+    L = 256 and 512 with k = 1); a named exchange is kept."""
+    from simcore.models.ea3d.multigpu import pick_exchange, slab_bounds
+
+    picks = {L: pick_exchange("auto", slab_bounds(L, 2, 0)[1], L, 1) for L in (128, 256, 512)}
+    assert picks == {128: "fused", 256: "fused", 512: "graph"}
+    assert pick_exchange("auto", 64, 256, 8) == "graph"  # 8 words: 2^25 per colour
+    assert pick_exchange("token", 32, 128, 1) == "token"
+
+
 @pytest.mark.gpu
 @needs_gpu
 @pytest.mark.parametrize(("L", "k", "n_slabs"), [(8, 1, 2), (16, 2, 2), (16, 2, 4), (24, 1, 3)])
@@ -94,9 +106,9 @@ def test_two_gpus_with_mpi_equal_one_gpu() -> None:
     cmd = ["mpirun", "--allow-run-as-root", "-np", "2", sys.executable, "-m",
            "simcore.models.ea3d.multigpu", "--check", "--L", "16", "32", "--k", "2",
            "--sweeps", "9"]  # fmt: skip
-    # CUDA IPC signalled on the GPUs (graphs, one kernel per colour, kernel by kernel),
-    # with an MPI token, then through the host
-    for extra in ([], ["--exchange", "fused"], ["--exchange", "flags"], ["--exchange", "token"],
+    # CUDA IPC signalled on the GPUs (the default: one kernel per colour at these sizes;
+    # graphs of two streams, kernel by kernel), with an MPI token, then through the host
+    for extra in ([], ["--exchange", "graph"], ["--exchange", "flags"], ["--exchange", "token"],
                   ["--host-staging"]):  # fmt: skip
         res = subprocess.run([*cmd, *extra], capture_output=True, text=True, timeout=600)
         assert res.returncode == 0, res.stdout + res.stderr
@@ -117,7 +129,7 @@ def test_ranks_sharing_one_gpu_equal_one_gpu(ranks: int) -> None:
     cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(ranks),
            sys.executable, "-m", "simcore.models.ea3d.multigpu", "--check", "--L", "24",
            "12", "--k", "1", "--sweeps", "20"]  # fmt: skip
-    for extra in ([], ["--exchange", "fused"], ["--exchange", "flags"], ["--exchange", "token"]):
+    for extra in ([], ["--exchange", "graph"], ["--exchange", "flags"], ["--exchange", "token"]):
         res = subprocess.run([*cmd, *extra], capture_output=True, text=True, timeout=600)
         assert res.returncode == 0, res.stdout + res.stderr
         assert res.stdout.count("bit-identical to one GPU: True") == 2

@@ -311,7 +311,7 @@ def run_bench_mgpu(
     repeats: int,
     append: str | None,
     csv_path: str | None,
-    exchange: str = "graph",
+    exchange: str = "auto",
 ) -> str:
     """Strong scaling on 1..N GPUs of this host (lulli2015 eqs. 18-21): one ``mpirun`` of
     :mod:`simcore.models.ea3d.multigpu` per GPU count (``exchange``: its ``--exchange``);
@@ -441,9 +441,9 @@ def _mgpu_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--k", type=int, default=1, help="coded words per GPU (default 1)")
     ap.add_argument("--mcs", type=int, default=2, help="sweeps per repeat (default 2)")
     ap.add_argument("--repeats", type=int, default=5, help="timed repeats (default 5)")
-    ap.add_argument("--exchange", choices=list(IPC_EXCHANGES), default="graph",
+    ap.add_argument("--exchange", choices=list(IPC_EXCHANGES), default="auto",
                     help="how the GPUs signal a plane's arrival (multigpu --exchange; "
-                         "default graph)")  # fmt: skip
+                         "default auto)")  # fmt: skip
     add_output_options(ap)  # fmt: skip
 
 

@@ -99,6 +99,21 @@ def connect_ipc(comm, slab: Slab) -> list:
     return opened
 
 
+#: Words per colour of a slab (nz L^2 k) below which ``--exchange auto`` runs the fused
+#: exchange: on 2 H100s it was faster at L = 128 and 256 (2^19 and 2^22 words per GPU),
+#: 1.4 % slower at L = 512 (2^25; BENCHMARKS.md, "EA3D on two H100s, round 4").
+FUSED_MAX_WORDS = 1 << 24
+
+
+def pick_exchange(exchange: str, nz: int, L: int, k: int) -> str:
+    """The exchange a slab of ``nz`` plane pairs of size L with k words runs: ``exchange``
+    itself, or for ``auto`` fused below :data:`FUSED_MAX_WORDS` words per colour, else graph
+    (the same on every rank: all slabs have the same size)."""
+    if exchange != "auto":
+        return exchange
+    return "fused" if nz * L * L * k < FUSED_MAX_WORDS else "graph"
+
+
 def sweeps_mpi(
     comm, slab: Slab, t_from: int, n: int, keys, thr, ipc: bool = False, exchange: str = "graph"
 ) -> None:
@@ -279,23 +294,26 @@ def _parser() -> argparse.ArgumentParser:
         "instead of the single-GPU kernel: the schedule's own cost",
     )  # fmt: skip
     ap.add_argument(
-        "--exchange", choices=list(IPC_EXCHANGES), default="graph",
+        "--exchange", choices=list(IPC_EXCHANGES), default="auto",
         help="GPUs of one host: how a plane's arrival is signalled: flags set and awaited "
-        "on the GPUs, the sweeps replayed as CUDA graphs (graph, the default), the same with "
-        "one kernel per colour whose boundary blocks wait and signal (fused), or queued "
-        "kernel by kernel (flags); or an MPI message per colour, the host in the loop (token)",
+        "on the GPUs, the sweeps replayed as CUDA graphs (graph), the same with one kernel "
+        "per colour whose boundary blocks wait and signal (fused), or queued kernel by "
+        "kernel (flags); or an MPI message per colour, the host in the loop (token); auto "
+        "(the default): fused for slabs under 2^24 words per colour, else graph",
     )  # fmt: skip
     return ap
 
 
-def _check_slabs(args, comm, slab: Slab, L: int, nz: int, keys, thr, ipc: bool) -> int:
+def _check_slabs(
+    args, comm, slab: Slab, L: int, nz: int, keys, thr, ipc: bool, exchange: str
+) -> int:
     """``--check`` of size L: the slabs' sweeps against one GPU's, compared by SHA-256 of
     each slab's spin words (no rank holds the whole lattice); rank 0 prints the verdict
     and gets 1 where they differ, every other rank 0."""
     rank, size = comm.Get_rank(), comm.Get_size()
     slab.init_from_seed(keys)
     _ready(comm)
-    sweeps_mpi(comm, slab, 0, args.sweeps, keys, thr, ipc, args.exchange)
+    sweeps_mpi(comm, slab, 0, args.sweeps, keys, thr, ipc, exchange)
     digests = comm.gather(_digest(slab.local_spins()), root=0)
     if rank != 0:
         return 0
@@ -304,24 +322,24 @@ def _check_slabs(args, comm, slab: Slab, L: int, nz: int, keys, thr, ipc: bool) 
     want = [_digest(ref[..., r * nz * area : (r + 1) * nz * area])
             for r in range(size)]  # fmt: skip
     same = digests == want
-    print(f"L={L} k={args.k} on {size} GPUs, {args.sweeps} sweeps: "
+    print(f"L={L} k={args.k} on {size} GPUs, {args.sweeps} sweeps, exchange {exchange}: "
           f"bit-identical to one GPU: {same}", flush=True)  # fmt: skip
     return 0 if same else 1
 
 
-def _time_slabs(args, comm, slab: Slab, keys, thr, ipc: bool) -> list[float]:
+def _time_slabs(args, comm, slab: Slab, keys, thr, ipc: bool, exchange: str) -> list[float]:
     """Seconds per sweep of each of ``args.repeats`` timed repeats of the slabs' sweeps,
     after a warm-up of 2 sweeps (compile, caches)."""
     rank = comm.Get_rank()
     slab.fill_random(1000 + rank)
     _ready(comm)
-    sweeps_mpi(comm, slab, 0, 2, keys, thr, ipc, args.exchange)  # warm-up (compile, caches)
+    sweeps_mpi(comm, slab, 0, 2, keys, thr, ipc, exchange)  # warm-up (compile, caches)
     times = []
     for rep in range(args.repeats):
         comm.Barrier()
         start = time.perf_counter()
         t0 = 2 + rep * args.sweeps
-        sweeps_mpi(comm, slab, t0, args.sweeps, keys, thr, ipc, args.exchange)
+        sweeps_mpi(comm, slab, t0, args.sweeps, keys, thr, ipc, exchange)
         comm.Barrier()
         times.append((time.perf_counter() - start) / args.sweeps)
     return times
@@ -341,7 +359,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     cp.cuda.Device(rank % cp.cuda.runtime.getDeviceCount()).use()
     keys, thr = philox_key(args.seed), thresholds(args.T)
     ipc = same_host(comm) and not args.host_staging
-    exchange = f"ipc-{args.exchange}" if ipc else "host"
     if rank == 0:
         name = IPC_EXCHANGES[args.exchange] if ipc else "host staging + MPI"
         print(f"{size} rank(s), exchange: {name}")
@@ -355,15 +372,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         z0, nz = slab_bounds(L, size, rank)
         slab = Slab(L, args.k, nz, z0)
         opened = connect_ipc(comm, slab) if ipc else []
+        x = pick_exchange(args.exchange, nz, L, args.k)
         if args.check:
-            status |= _check_slabs(args, comm, slab, L, nz, keys, thr, ipc)
+            status |= _check_slabs(args, comm, slab, L, nz, keys, thr, ipc, x)
             _close(comm, opened)
             continue
-        times = _time_slabs(args, comm, slab, keys, thr, ipc)
+        times = _time_slabs(args, comm, slab, keys, thr, ipc, x)
         _close(comm, opened)
         del slab
         if rank == 0:
-            _report_times(args, L, size, exchange, times)
+            _report_times(args, L, size, f"ipc-{x}" if ipc else "host", times)
     return status
 
 

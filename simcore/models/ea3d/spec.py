@@ -16,6 +16,7 @@ PRNGS = ("philox", "minstd", "pr64", "mt19937")
 
 #: Exchanges between GPUs of one host (CUDA IPC): how the arrival of a plane is signalled.
 IPC_EXCHANGES = {
+    "auto": "fused for slabs of fewer than 2^24 words per colour, graph for larger ones",
     "graph": "CUDA IPC, flags set on the GPUs, sweeps replayed as CUDA graphs",
     "fused": "CUDA IPC, one kernel per colour whose boundary blocks wait for and set the "
     "flags, sweeps replayed as CUDA graphs",
