@@ -17,8 +17,9 @@ the neighbour's ghost plane as well (CUDA IPC, over NVLink where there is one), 
 that a one-thread kernel sets in the neighbour's memory says it has arrived (a kernel on
 the other side waits for it), so the host queues whole sweeps, as CUDA graphs, and never
 waits inside one (``--exchange token`` uses an MPI message per colour instead, with the
-host in the loop); GPUs of different hosts stage the plane through pinned host memory and
-MPI (lulli2015's D2H, MPI, H2D).  Random numbers are keyed by the physical site
+host in the loop; for small slabs ``--exchange auto`` makes a colour one kernel whose
+boundary blocks wait for the flag and set the neighbour's, ``fused``); GPUs of different
+hosts stage the plane through pinned host memory and MPI (lulli2015's D2H, MPI, H2D).  Random numbers are keyed by the physical site
 (simcore.models.ea3d), so the result is bit-identical to one GPU.
 
 Run: ``mpirun -np N python -m simcore.models.ea3d.multigpu --help`` (N GPUs, one per
