@@ -19,8 +19,9 @@ the other side waits for it), so the host queues whole sweeps, as CUDA graphs, a
 waits inside one (``--exchange token`` uses an MPI message per colour instead, with the
 host in the loop; for small slabs ``--exchange auto`` makes a colour one kernel whose
 boundary blocks wait for the flag and set the neighbour's, ``fused``); GPUs of different
-hosts stage the plane through pinned host memory and MPI (lulli2015's D2H, MPI, H2D).  Random numbers are keyed by the physical site
-(simcore.models.ea3d), so the result is bit-identical to one GPU.
+hosts stage the plane through pinned host memory and MPI (lulli2015's D2H, MPI, H2D).
+Random numbers are keyed by the physical site (simcore.models.ea3d), so the result is
+bit-identical to one GPU.
 
 Run: ``mpirun -np N python -m simcore.models.ea3d.multigpu --help`` (N GPUs, one per
 rank).  :func:`run_local` runs the same schedule for N slabs on one GPU in one process
