@@ -832,12 +832,12 @@ __device__ __forceinline__ long long patch_cell(const Smem &m, int d, int a, int
 }
 
 // Each live patch loads its own cells (patches whose halo is thinner than the tile, which
-// share few cells with their neighbours).  Item i is cell k of slot d
-// (Items), so consecutive threads read the same cell of consecutive tiles: adjacent
-// elements of the tile-major arrays.  Each thread issues the loads of PB items before it
-// stores any, one memory round trip per batch: a block of 4 patches of 32 x 32 cells
-// (tile 16, halo 7) is 32 items per thread, 7 round trips instead of 32.
-// Out of line, as load_row: the kernel's own code stays as small as without it.
+// share few cells with their neighbours).  Item i is cell k of slot d (Items), so
+// consecutive threads read the same cell of consecutive tiles: adjacent elements of the
+// tile-major arrays.  Each thread issues the loads of PB items before it stores any, one
+// memory round trip per batch: a block of 4 patches of 32 x 32 cells (tile 16, halo 7) is
+// 32 items per thread, 7 round trips instead of 32.  Out of line, as load_row: the
+// kernel's own code stays as small as without it.
 #define PB 5  // items per batch: 20 data registers per thread (as load_row's 5 per batch)
 template <bool FULL>
 __device__ __noinline__ void load_patches(const Smem m, const Items<FULL> it, int nlive,
