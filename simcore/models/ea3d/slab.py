@@ -123,25 +123,13 @@ class Slab:
         if count <= 0:
             return
         n = count * self.area
-        args = (*self._colour_args(c, t, keys, thr), np.uint32(first * self.area),
-                np.uint32(n), np.uint32(self.z0), np.uint64(ghost),
-                np.int32(self._ghost_shift(c) if ghost else 0), np.uint64(tdev))  # fmt: skip
-        self.kernel(self._grid(n), (self.block, 1, 1), args, stream=stream)
-
-    def _colour_args(self, c: int, t: int, keys, thr) -> tuple:
-        """The leading arguments of both colour kernels: S, J, c, t, the Philox key and
-        the thresholds."""
-        return (self.S, self.J, np.int32(c), np.uint32(t), np.uint32(keys[0]),
-                np.uint32(keys[1]), *(np.uint64(x) for x in thr))  # fmt: skip
-
-    def _ghost_shift(self, c: int) -> int:
-        """From a word of the boundary plane of colour c to its place in the ghost plane."""
-        return (self.ghost_plane(c) - self.boundary_plane(c)) * self.area
-
-    def _grid(self, n: int) -> tuple[int, int, int]:
-        """A colour kernel's grid for ``n`` sites: a thread per site, a block row per word
-        (at most 65535; the kernels stride over more)."""
-        return ((n + self.block - 1) // self.block, min(self.k, 65535), 1)
+        shift = (self.ghost_plane(c) - self.boundary_plane(c)) * self.area
+        args = (self.S, self.J, np.int32(c), np.uint32(t), np.uint32(keys[0]),
+                np.uint32(keys[1]), *(np.uint64(x) for x in thr),
+                np.uint32(first * self.area), np.uint32(n), np.uint32(self.z0),
+                np.uint64(ghost), np.int32(shift if ghost else 0), np.uint64(tdev))  # fmt: skip
+        grid = ((n + self.block - 1) // self.block, min(self.k, 65535), 1)
+        self.kernel(grid, (self.block, 1, 1), args, stream=stream)
 
     def boundary_plane(self, c: int) -> int:
         """The local plane a colour's update sends to the neighbour: red down, blue up."""
@@ -223,11 +211,14 @@ class Slab:
         its boundary blocks wait for our flag of the other colour, write the neighbour's
         ghost and set the neighbour's flag of colour c; returns at once.  ``counted``: t is
         added to the sweep count in ``flags[3]`` (graph capture)."""
-        args = (*self._colour_args(c, t, keys, thr), np.uint32(self.z0),
-                np.uint64(self.peer_S[c]), np.int32(self._ghost_shift(c)),
-                np.uint64(self._count(counted)), np.uint64(self._at(0)),
-                np.uint64(self.peer_flags[c]), np.uint64(int(WAIT_TIMEOUT_S * 1e9)))  # fmt: skip
-        grid = self._grid(self.nz * self.area)
+        n = self.nz * self.area
+        shift = (self.ghost_plane(c) - self.boundary_plane(c)) * self.area
+        args = (self.S, self.J, np.int32(c), np.uint32(t), np.uint32(keys[0]),
+                np.uint32(keys[1]), *(np.uint64(x) for x in thr), np.uint32(self.z0),
+                np.uint64(self.peer_S[c]), np.int32(shift), np.uint64(self._count(counted)),
+                np.uint64(self._at(0)), np.uint64(self.peer_flags[c]),
+                np.uint64(int(WAIT_TIMEOUT_S * 1e9)))  # fmt: skip
+        grid = ((n + self.block - 1) // self.block, min(self.k, 65535), 1)
         self.fused(grid, (self.block, 1, 1), args, stream=self.edge_stream)
 
     def _capture(self, n: int, keys, thr, fused: bool = False):
@@ -244,18 +235,19 @@ class Slab:
             for i in range(n):
                 for c in (0, 1):
                     self.colour_fused(c, i, keys, thr, counted=True)
-        else:
-            fork = cp.cuda.Event(disable_timing=True)
-            fork.record(e)
-            b.wait_event(fork)  # the bulk stream joins the capture
-            self.edge_done[1].record(e)  # the first colour's waits refer to captured events
-            self.bulk_done[1].record(b)
-            for i in range(n):
-                for c in (0, 1):
-                    self.colour_signalled(c, i, keys, thr, counted=True)
-            join = cp.cuda.Event(disable_timing=True)
-            join.record(b)
-            e.wait_event(join)
+            self.next_sweep((1,), (1,), (np.uint64(self._count(True)), np.int32(n)), stream=e)
+            return e.end_capture()
+        fork = cp.cuda.Event(disable_timing=True)
+        fork.record(e)
+        b.wait_event(fork)  # the bulk stream joins the capture
+        self.edge_done[1].record(e)  # the first colour's waits refer to captured events
+        self.bulk_done[1].record(b)
+        for i in range(n):
+            for c in (0, 1):
+                self.colour_signalled(c, i, keys, thr, counted=True)
+        join = cp.cuda.Event(disable_timing=True)
+        join.record(b)
+        e.wait_event(join)
         self.next_sweep((1,), (1,), (np.uint64(self._count(True)), np.int32(n)), stream=e)
         return e.end_capture()
 
